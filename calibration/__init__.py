@@ -1,0 +1,1 @@
+"""Camera and colour calibration: data model, fitting, files."""

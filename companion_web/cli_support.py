@@ -1,0 +1,72 @@
+"""Helpers every ``boardcam`` sub-command uses: arguments, JSON output, exit codes.
+
+Exit codes (SPEC): 0 answered, 1 a valid input with a negative answer, 2 malformed input
+with a one-line message on stderr. Commands raise :class:`UsageError` (or any
+:class:`engines.errors.FormatError`) for malformed input; :func:`companion_web.cli.main`
+turns it into the one-line message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from engines.errors import FormatError
+
+EXIT_OK = 0
+EXIT_NEGATIVE = 1
+EXIT_MALFORMED = 2
+
+# Literal arguments and @files larger than this are refused (no unbounded memory).
+MAX_ARGUMENT_BYTES = 16 * 1024 * 1024
+
+
+class UsageError(FormatError):
+    """Malformed command-line input (exit 2)."""
+
+
+def read_argument(value: str, what: str) -> str:
+    """The text of an argument that may be literal or ``@file``.
+
+    ``what`` names the argument in error messages (e.g. ``"BOARD"``).
+    """
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:])
+    try:
+        if path.stat().st_size > MAX_ARGUMENT_BYTES:
+            raise UsageError(f"{what}: file {path} is larger than {MAX_ARGUMENT_BYTES} bytes")
+        return path.read_text(encoding="utf-8")
+    except UsageError:
+        raise
+    except FileNotFoundError:
+        raise UsageError(f"{what}: no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what}: is a directory: {path}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{what}: file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot read {path}: {exc.strerror}") from None
+
+
+def read_json_argument(value: str, what: str):
+    """Parse an argument (literal JSON, ``@file`` or a plain path to a .json file) as JSON."""
+    text = value
+    if value.startswith("@"):
+        text = read_argument(value, what)
+    elif not value.lstrip().startswith(("{", "[")) and Path(value).suffix.lower() == ".json":
+        text = read_argument("@" + value, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise UsageError(f"{what}: not valid JSON ({exc.msg} at {where})") from None
+    except RecursionError:
+        raise UsageError(f"{what}: JSON nested too deeply") from None
+
+
+def emit(obj) -> None:
+    """Print one JSON object on stdout."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
