@@ -1,0 +1,42 @@
+"""The single entry point from a photo to a SPEC board state, for every game.
+
+``recognize(game, image)`` dispatches to the recogniser module of that game
+(``vision.<game>_recognition``, each defining ``recognize(image, *, previous=None,
+calibration=None) -> dict``). The answer is exactly the JSON of ``boardcam recognize``
+in SPEC.md: the board state plus ``"confidence"`` and ``"warnings"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from engines.errors import BoardcamError
+
+GAMES = ("caribo", "colomino", "wauri")
+
+
+class RecognizerUnavailable(BoardcamError):
+    """No recogniser for this game is installed in this build."""
+
+
+class NothingFound(BoardcamError):
+    """The photo shows no pieces / no board of the requested game (a negative answer)."""
+
+
+def recognizer_module(game: str):
+    """The module implementing recognition for ``game``, or raise RecognizerUnavailable."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}")
+    try:
+        return importlib.import_module(f"vision.{game}_recognition")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"vision.{game}_recognition":
+            raise
+        raise RecognizerUnavailable(f"recognition for {game} is not available yet") from None
+
+
+def recognize(game: str, image: np.ndarray, *, previous=None, calibration=None) -> dict:
+    """Read a photo (``(H, W, 3)`` uint8 BGR) of ``game`` into the SPEC JSON answer."""
+    return recognizer_module(game).recognize(image, previous=previous, calibration=calibration)
