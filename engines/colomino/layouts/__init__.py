@@ -1,0 +1,1 @@
+"""Shipped default Colomino layouts (JSON data files; a package so they are installed)."""
