@@ -707,8 +707,6 @@ class Searcher:
             best_score, depth_done = score, depth
             if abs(score) > MATE_BOUND:
                 break
-            if len(legal) == 1 and depth >= 8:
-                break  # a forced move: a shallow look for the evaluation is enough
         proven = abs(best_score) > MATE_BOUND
         pv = tuple(self._pv(board, side, max(depth_done, 1)))
         return SearchResult(
