@@ -1,0 +1,215 @@
+"""Exhaustive solver for CARIBO solo figures.
+
+Fills every cell of a figure with distinct physical tiles (any rotation) so that every
+shared edge matches, or proves that no such filling exists.  Depth-first search over
+cells with
+
+* bitsets over the 216 tile-in-rotation pairs (``EDGE_COLOUR_MASK`` intersections give
+  each cell's domain in a few AND operations),
+* most-constrained cell first (smallest domain; ties: most filled neighbours, then
+  most neighbours in the figure),
+* forward checking (a cell with an empty domain fails the branch at once) and, when
+  the figure needs every remaining tile, a check that each remaining tile still fits
+  some open cell.
+
+The placement-order rule of the game (touch two tiles) does not apply to puzzles (SPEC).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .board import DISTINCT_MASK, EDGE_COLOUR_MASK, TILE_ROTATIONS_MASK, Board, hand_mask, iter_bits
+from .geometry import neighbour_deltas
+from .notation import Figure
+from .tiles import ALL_ROTATIONS, ALL_TILES, COLOURS, ROTATION_SEGMENTS, Tile
+
+TILE_COLOUR_COUNTS = tuple(
+    ((t.minor, 6),) if t.is_single_colour else ((t.minor, 2), (t.major, 4)) for t in ALL_TILES
+)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Outcome of :func:`solve`: a board (``None`` if impossible or given up) and stats."""
+
+    board: Board | None
+    nodes: int
+    seconds: float
+    complete: bool  # False if the node limit stopped the search before an answer
+
+    @property
+    def solved(self) -> bool:
+        return self.board is not None
+
+
+class _Search:
+    def __init__(
+        self, figure: Figure, available: int, node_limit: int | None, seed: int | None = None
+    ) -> None:
+        cells = sorted(figure.cells)
+        index = {cell: i for i, cell in enumerate(cells)}
+        fs = figure.first_row_shifted
+        self.cells = cells
+        self.figure = figure
+        self.n = len(cells)
+        # nbr[i]: list of (edge index, neighbour index)
+        self.nbr: list[list[tuple[int, int]]] = []
+        for r, c in cells:
+            lst = []
+            for e, (dr, dc) in enumerate(neighbour_deltas(r, fs)):
+                j = index.get((r + dr, c + dc))
+                if j is not None:
+                    lst.append((e, j))
+            self.nbr.append(lst)
+        self.degree = [len(x) for x in self.nbr]
+        self.assigned = [-1] * self.n
+        self.available = available
+        self.avail_rot = 0
+        for t in range(36):
+            if available >> t & 1:
+                self.avail_rot |= TILE_ROTATIONS_MASK[t]
+        self.avail_rot &= DISTINCT_MASK
+        self.nodes = 0
+        self.node_limit = node_limit
+        self.aborted = False
+        self.rank = None
+        self.supply = dict.fromkeys(COLOURS, 0)
+        for t in iter_bits(available):
+            for colour, k in TILE_COLOUR_COUNTS[t]:
+                self.supply[colour] += k
+        if seed is not None:
+            rng = random.Random(seed)
+            ranks = list(range(36))
+            rng.shuffle(ranks)
+            self.rank = [ranks[b // 6] * 6 + b % 6 for b in range(216)]
+
+    def domain(self, i: int) -> int:
+        mask = self.avail_rot
+        assigned = self.assigned
+        for e, j in self.nbr[i]:
+            a = assigned[j]
+            if a >= 0:
+                mask &= EDGE_COLOUR_MASK[e][ROTATION_SEGMENTS[a][(e + 3) % 6]]
+                if not mask:
+                    return 0
+        return mask
+
+    def run(self) -> bool:
+        if self.n == 0:
+            return True
+        if self.n > self.available.bit_count():
+            return False
+        return self._search(self.n, self.available.bit_count())
+
+    def _search(self, left: int, tiles_left: int) -> bool:
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            self.aborted = True
+            return False
+        if left == 0:
+            return True
+        assigned = self.assigned
+        best_i = -1
+        best_mask = 0
+        best_key = None
+        exact = left == tiles_left
+        union = 0
+        need = dict.fromkeys(COLOURS, 0) if exact else None
+        free = 0
+        nbr = self.nbr
+        for i in range(self.n):
+            if assigned[i] >= 0:
+                continue
+            m = self.avail_rot
+            filled = 0
+            for e, j in nbr[i]:
+                a = assigned[j]
+                if a >= 0:
+                    colour = ROTATION_SEGMENTS[a][(e + 3) % 6]
+                    m &= EDGE_COLOUR_MASK[e][colour]
+                    filled += 1
+                    if exact:
+                        need[colour] += 1
+            if not m:
+                return False
+            if exact:
+                union |= m
+                free += 6 - self.degree[i]
+            key = (m.bit_count(), -filled, -self.degree[i])
+            if best_key is None or key < best_key:
+                best_key, best_i, best_mask = key, i, m
+        if exact:
+            # Every remaining tile must be used.  Its segments face (a) edges to filled
+            # cells, whose colours are fixed, (b) edges between open cells, taking colours
+            # in pairs, or (c) the figure's outline (free).  So per colour the supply must
+            # cover the demand, and the odd surpluses must fit on the free outline edges.
+            odd = 0
+            supply = self.supply
+            for colour in COLOURS:
+                diff = supply[colour] - need[colour]
+                if diff < 0:
+                    return False
+                odd += diff & 1
+            if odd > free:
+                return False
+            if union != self.avail_rot:
+                # each remaining tile needs a rotation in some open cell's domain
+                for t in range(36):
+                    tm = TILE_ROTATIONS_MASK[t] & self.avail_rot
+                    if tm and not (union & tm):
+                        return False
+        if self.rank is None:
+            order = iter_bits(best_mask)
+        else:
+            order = sorted(iter_bits(best_mask), key=self.rank.__getitem__)
+        for bit in order:
+            tile_rots = TILE_ROTATIONS_MASK[bit // 6]
+            assigned[best_i] = bit
+            saved = self.avail_rot
+            self.avail_rot &= ~tile_rots
+            counts = TILE_COLOUR_COUNTS[bit // 6]
+            for colour, k in counts:
+                self.supply[colour] -= k
+            if self._search(left - 1, tiles_left - 1):
+                return True
+            for colour, k in counts:
+                self.supply[colour] += k
+            self.avail_rot = saved
+            assigned[best_i] = -1
+            if self.aborted:
+                return False
+        return False
+
+
+def solve(
+    figure: Figure,
+    tiles: Iterable[Tile] | None = None,
+    *,
+    node_limit: int | None = None,
+    seed: int | None = None,
+) -> SolveResult:
+    """Fill ``figure`` with distinct tiles from ``tiles`` (default: the full set).
+
+    Returns a :class:`SolveResult` whose ``board`` is in the figure's grid (so it prints
+    with the figure's rows and columns) or ``None`` when no filling exists
+    (``complete=True``) or the ``node_limit`` was hit (``complete=False``).
+    """
+    available = (1 << 36) - 1 if tiles is None else hand_mask(tiles)
+    search = _Search(figure, available, node_limit, seed)
+    start = time.perf_counter()
+    found = search.run()
+    seconds = time.perf_counter() - start
+    board = None
+    if found:
+        placed = {search.cells[i]: ALL_ROTATIONS[a] for i, a in enumerate(search.assigned)}
+        board = Board(
+            placed,
+            first_row_shifted=figure.first_row_shifted,
+            height=figure.height,
+            width=figure.width,
+        )
+    return SolveResult(board, search.nodes, seconds, complete=found or not search.aborted)
