@@ -1,15 +1,19 @@
-"""Status page: what this companion can do right now and which sample pictures it has."""
+"""The start page, the calibration wizard and ``/api/status``."""
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, abort, current_app, jsonify, render_template, send_from_directory
+
+from . import rules
+from .pairing import pairing_url, qr_svg
 
 bp = Blueprint("status", __name__)
 
 ENGINES = ("caribo", "colomino", "wauri")
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
 
 
 def engine_status() -> dict[str, bool]:
@@ -24,29 +28,74 @@ def engine_status() -> dict[str, bool]:
     return status
 
 
+def recognizer_status() -> dict[str, bool]:
+    """Which recognisers are installed (``vision.<game>_recognition``)."""
+    from importlib.util import find_spec
+
+    return {game: find_spec(f"vision.{game}_recognition") is not None for game in ENGINES}
+
+
 def sample_pictures() -> list[str]:
+    """Names of the sample pictures (relative to ``SAMPLE_IMAGES``), sorted."""
     folder = Path(current_app.config["SAMPLE_IMAGES"])
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+    )
+
+
+def game_samples(game: str) -> list[str]:
+    """The sample pictures of one game (names mentioning it), else all of them."""
+    pictures = sample_pictures()
+    mine = [name for name in pictures if game in name.lower()]
+    return mine or pictures
 
 
 @bp.get("/api/status")
 def status():
-    return jsonify(engines=engine_status(), sample_images=sample_pictures())
+    """What this build can do: engines, rules commands, recognisers, sample pictures."""
+    return jsonify(
+        engines=engine_status(),
+        rules={game: rules.available(game) for game in ENGINES},
+        recognizers=recognizer_status(),
+        sample_images=sample_pictures(),
+        lan=bool(current_app.config.get("PAIRING_TOKEN")),
+    )
+
+
+@bp.get("/sample_images/<path:name>")
+def sample_image(name: str):
+    """A sample picture (so the pages work without a camera)."""
+    if name not in sample_pictures():
+        abort(404)
+    return send_from_directory(current_app.config["SAMPLE_IMAGES"], name)
 
 
 @bp.get("/")
 def index():
-    engines = engine_status()
-    rows = "".join(
-        f"<li>{game}: {'rules engine ready' if ok else 'not available yet'}</li>"
-        for game, ok in engines.items()
+    """The start page: the three games, what works, the samples and (LAN) the pairing QR."""
+    url = pairing_url()
+    return render_template(
+        "index.html",
+        engines=engine_status(),
+        rules_ready={game: rules.available(game) for game in ENGINES},
+        recognizers=recognizer_status(),
+        pictures=sample_pictures(),
+        pairing_url=url,
+        pairing_qr=qr_svg(url) if url else None,
     )
-    pictures = "".join(f"<li>{name}</li>" for name in sample_pictures()) or "<li>none yet</li>"
-    return (
-        "<!doctype html><html lang=en><meta charset=utf-8>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        "<title>boardcam</title><h1>boardcam</h1>"
-        f"<h2>Engines</h2><ul>{rows}</ul><h2>Sample pictures</h2><ul>{pictures}</ul>"
+
+
+@bp.get("/calibrate/")
+def calibrate():
+    """The calibration wizard."""
+    from importlib.util import find_spec
+
+    return render_template(
+        "calibrate.html",
+        game=None,
+        command_ready=find_spec("companion_web.commands.calibrate") is not None,
     )

@@ -1,0 +1,152 @@
+"""The rules answers behind the web API, obtained through the ``boardcam`` command line.
+
+The command line (SPEC.md, "Command line") is the contract between the companion and
+the three rules engines, so the web layer asks exactly the questions a user could type:
+``caribo moves``, ``caribo check``, ``caribo solve``, ``colomino score``, ``wauri play``
+and ``wauri best``. Each question runs ``python -m companion_web.cli ...`` in a child
+process with a time limit: a search (the CARIBO solver, the Wauri move search) that
+runs away cannot block a server thread forever, and a crash in an engine cannot take
+the server down. The inputs go through ``@file`` arguments in a private temporary
+folder, never through a shell.
+
+Exit codes map to :class:`RulesAnswer` (0 answered, 1 negative answer) or to
+:class:`RulesInputError` (2, malformed input — the one-line message is kept),
+:class:`RulesUnavailable` (the game's command is not installed yet) and
+:class:`RulesFailure` (a crash or a timeout).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from engines.errors import BoardcamError, FormatError
+
+GAMES = ("caribo", "colomino", "wauri")
+#: Default time limit for one rules question, in seconds.
+DEFAULT_TIMEOUT = 20.0
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class RulesUnavailable(BoardcamError):
+    """The rules command for this game is not part of this build yet."""
+
+
+class RulesInputError(FormatError):
+    """The engine refused the input as malformed (the command's exit 2)."""
+
+
+class RulesFailure(RuntimeError):
+    """The engine crashed, printed something that is not JSON, or ran out of time."""
+
+
+@dataclass(frozen=True)
+class RulesAnswer:
+    """A rules answer: ``code`` 0 (answered) or 1 (negative answer) and the printed JSON."""
+
+    code: int
+    data: object
+
+    @property
+    def negative(self) -> bool:
+        """True for a valid input with a negative answer (exit code 1)."""
+        return self.code == 1
+
+
+def available(game: str) -> bool:
+    """Whether the ``boardcam <game>`` command exists in this build."""
+    if game not in GAMES:
+        return False
+    return importlib.util.find_spec(f"companion_web.commands.{game}") is not None
+
+
+def ask(
+    game: str,
+    subcommand: str,
+    arguments: list[object],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> RulesAnswer:
+    """Run ``boardcam <game> <subcommand> ARGS`` and return its answer.
+
+    Each item of ``arguments`` is either a plain string (passed as it is, e.g. a pit
+    number or an option name) or a :class:`FileArg` whose text is written to a
+    temporary file and passed as ``@file``.
+    """
+    if not available(game):
+        raise RulesUnavailable(f"rules for {game} are not available yet")
+    with tempfile.TemporaryDirectory(prefix="boardcam-rules-") as folder:
+        argv = [sys.executable, "-m", "companion_web.cli", game, subcommand]
+        for index, item in enumerate(arguments):
+            if isinstance(item, FileArg):
+                path = Path(folder) / f"arg{index}{item.suffix}"
+                path.write_text(item.text, encoding="utf-8")
+                argv.append(f"@{path}")
+            else:
+                argv.append(str(item))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+        )
+        try:
+            proc = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=folder,
+                env=env,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise RulesFailure(
+                f"the {game} rules engine did not answer within {timeout:g} s"
+            ) from None
+    return _interpret(game, subcommand, proc.returncode, proc.stdout, proc.stderr)
+
+
+@dataclass(frozen=True)
+class FileArg:
+    """An argument passed to the command as ``@file`` (notation or JSON text)."""
+
+    text: str
+    suffix: str = ".txt"
+
+    @classmethod
+    def json(cls, obj) -> FileArg:
+        """A JSON argument."""
+        return cls(json.dumps(obj), ".json")
+
+
+def _interpret(game: str, subcommand: str, code: int, out: str, err: str) -> RulesAnswer:
+    message = err.strip().splitlines()[-1] if err.strip() else ""
+    message = message.removeprefix("boardcam: error: ").removeprefix("boardcam: ")
+    if code == 2:
+        if "invalid choice" in message:
+            raise RulesUnavailable(f"rules for {game} {subcommand} are not available yet")
+        raise RulesInputError(message or f"{game} {subcommand}: malformed input")
+    if code not in (0, 1):
+        raise RulesFailure(f"the {game} rules engine failed ({message or f'exit {code}'})")
+    text = out.strip()
+    if not text:
+        if code == 1:
+            return RulesAnswer(1, {"legal": False, "problems": [message] if message else []})
+        raise RulesFailure(f"the {game} rules engine printed nothing")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:  # tolerate chatter before the one JSON line
+            data = json.loads(text.splitlines()[-1])
+        except json.JSONDecodeError:
+            raise RulesFailure(
+                f"the {game} rules engine printed something that is not JSON"
+            ) from None
+    if code == 1 and message and isinstance(data, dict):
+        data.setdefault("message", message)
+    return RulesAnswer(code, data)

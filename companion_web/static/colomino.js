@@ -1,0 +1,178 @@
+/* Colomino page: before/after boards, turn scoring with courts, running scoreboard. */
+"use strict";
+
+(() => {
+  const { api, showMessage, el, svg } = Boardcam;
+  const COLOURS = { R: "#d62828", Y: "#f2c500", G: "#2a9d3a", B: "#1f5fd6" };
+  const sizeSelect = document.getElementById("board-size");
+  const result = document.getElementById("score-result");
+  const courtList = document.getElementById("court-list");
+  let layout = null;
+  let before = empty(9);
+  let board = empty(9);
+  let lastScore = null;
+  let page;
+
+  function empty(size) {
+    return { game: "colomino", size, rows: Array.from({ length: size }, () => Array(size).fill(".")) };
+  }
+
+  async function loadLayout(size) {
+    try {
+      layout = (await api(`/api/colomino/layout/${size}`)).layout;
+    } catch (e) {
+      layout = null;
+      showMessage(e.message);
+    }
+  }
+
+  function printedAt(state, r, c) {
+    const lay = state.layout || layout;
+    if (!lay) return null;
+    const hit = (lay.printed || []).find((p) => p[0] === r && p[1] === c);
+    return hit ? hit[2] : null;
+  }
+
+  function render(host, state, options = {}) {
+    const n = state.size || state.rows.length;
+    const S = 30;
+    const pad = 10;
+    const root = svg("svg", { viewBox: `0 0 ${n * S + 2 * pad} ${n * S + 2 * pad}`, class: "colomino", role: "img" });
+    const lay = state.layout || layout;
+    if (lay && lay.rim) {
+      const rim = lay.rim;
+      for (let i = 0; i < n; i++) {
+        root.append(svg("rect", { x: pad + i * S + 4, y: 2, width: S - 8, height: 6, fill: COLOURS[rim.north[i]], class: "rim" }));
+        root.append(svg("rect", { x: pad + i * S + 4, y: pad + n * S + 2, width: S - 8, height: 6, fill: COLOURS[rim.south[i]], class: "rim" }));
+        root.append(svg("rect", { x: 2, y: pad + i * S + 4, width: 6, height: S - 8, fill: COLOURS[rim.west[i]], class: "rim" }));
+        root.append(svg("rect", { x: pad + n * S + 2, y: pad + i * S + 4, width: 6, height: S - 8, fill: COLOURS[rim.east[i]], class: "rim" }));
+      }
+    }
+    const placed = new Set((options.placements || []).map((p) => `${p.row},${p.col}`));
+    state.rows.forEach((row, r) => row.forEach((cell, c) => {
+      const x = pad + c * S, y = pad + r * S;
+      const g = svg("g", { class: "cell", "data-row": r, "data-col": c, "data-value": cell });
+      if (cell === "*") {
+        g.append(svg("rect", { x, y, width: S, height: S, fill: "#fff" }));
+      } else if (/^[RYGB]{4}$/.test(cell)) {
+        const cx = x + S / 2, cy = y + S / 2;
+        const corners = [[x, y], [x + S, y], [x + S, y + S], [x, y + S]];
+        for (let k = 0; k < 4; k++) {
+          const a = corners[k], b = corners[(k + 1) % 4];
+          g.append(svg("polygon", { points: `${cx},${cy} ${a} ${b}`, fill: COLOURS[cell[k]] }));
+        }
+      } else {
+        const printed = printedAt(state, r, c);
+        g.append(svg("rect", { x, y, width: S, height: S, fill: printed ? COLOURS[printed] : "#e9e4d8", opacity: printed ? 0.35 : 1 }));
+      }
+      g.append(svg("rect", { x, y, width: S, height: S, class: placed.has(`${r},${c}`) ? "outline highlight" : "outline" }));
+      if (options.onCell) g.addEventListener("click", () => options.onCell(r, c, cell));
+      root.append(g);
+    }));
+    for (const court of options.courts || []) {
+      const x = pad + court.col * S + S / 2, y = pad + court.row * S + S / 2;
+      root.append(svg("circle", { cx: x, cy: y, r: 9, class: `chip ${court.kind}`, "data-row": court.row, "data-col": court.col }));
+      const t = svg("text", { x, y: y + 4, class: "chip-label" });
+      t.textContent = `×${court.multiplier}`;
+      root.append(t);
+    }
+    host.replaceChildren(root);
+  }
+
+  function draw() {
+    render(document.getElementById("before-view"), before, {});
+    render(document.getElementById("board-view"), board, {
+      placements: lastScore ? lastScore.placements : [],
+      courts: lastScore ? lastScore.courts : [],
+      onCell: correctCell,
+    });
+  }
+
+  function correctCell(r, c, value) {
+    const text = window.prompt(`Cell row ${r}, column ${c} (edge colours N,E,S,W like RRGB; * joker; . empty):`, value);
+    if (text === null) return;
+    const code = text.trim().toUpperCase();
+    if (!(code === "." || code === "*" || /^[RYGB]{4}$/.test(code))) {
+      showMessage(`cell: ${text} is not a Colomino cell (RRGB, * or .)`);
+      return;
+    }
+    board.rows[r][c] = code;
+    lastScore = null;
+    draw();
+    if (result.dataset.asked) score();
+  }
+
+  async function score() {
+    result.dataset.asked = "1";
+    try {
+      const data = await api("/api/colomino/score", { method: "POST", json: { before, after: board } });
+      if (data.negative) {
+        lastScore = null;
+        result.textContent = "Not a legal turn.";
+        courtList.replaceChildren(...(data.answer.problems || []).map((p) => el("li", { text: String(p) })));
+      } else {
+        lastScore = data.answer;
+        const a = data.answer;
+        result.textContent = `${a.placements.length} tile${a.placements.length === 1 ? "" : "s"} placed: ${a.yellow} yellow, ${a.blue} blue chip${a.blue === 1 ? "" : "s"} = ${a.points} point${a.points === 1 ? "" : "s"}.`;
+        courtList.replaceChildren(...a.courts.map((c) => el("li", { text: `${c.kind} court at row ${c.row}, column ${c.col} ×${c.multiplier}` })));
+      }
+      showMessage("");
+    } catch (e) {
+      lastScore = null;
+      showMessage(e.message);
+    }
+    draw();
+  }
+
+  function clone(state) {
+    return JSON.parse(JSON.stringify(state));
+  }
+
+  function onRecognized(answer) {
+    if (!Array.isArray(answer.rows)) return;
+    board = { game: "colomino", size: answer.size || answer.rows.length, rows: answer.rows, ...(answer.layout ? { layout: answer.layout } : {}) };
+    lastScore = Array.isArray(answer.placed) ? { placements: answer.placed, courts: [] } : null;
+    draw();
+  }
+
+  function drawOverlay(ctx, answer) {
+    Boardcam.drawItems(ctx, answer.cells || [], (c) => c.tile || c.code);
+  }
+
+  function onSession(session) {
+    before = clone(session.state);
+    board = clone(session.state);
+    const s = session.summary;
+    const rows = session.players.map((name, i) => el("tr", { class: i === s.turn && !s.over ? "to-move" : "" },
+      el("td", { text: name }), el("td", { text: String(s.scores[i].yellow) }), el("td", { text: String(s.scores[i].blue) }), el("td", { text: String(s.scores[i].points) })));
+    const box = document.getElementById("scoreboard");
+    box.replaceChildren(el("table", { class: "scoreboard" }, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Yellow" }), el("th", { text: "Blue" }), el("th", { text: "Points" })), ...rows));
+    if (s.over) box.append(el("p", { class: "announce", text: `Game over: ${(s.winner || []).map((i) => session.players[i]).join(" and ")} wins!` }));
+    else if (s.turns_left !== undefined) box.append(el("p", { class: "announce", text: `The goal row is reached: ${s.turns_left} turn(s) left.` }));
+    draw();
+  }
+
+  page = Boardcam.initGamePage({
+    drawOverlay,
+    onRecognized,
+    onSession,
+    previousState: () => JSON.stringify(before),
+    newSession: () => ({ settings: { size: Number(sizeSelect.value) } }),
+  });
+
+  sizeSelect.addEventListener("change", async () => {
+    const size = Number(sizeSelect.value);
+    await loadLayout(size);
+    before = empty(size);
+    board = empty(size);
+    lastScore = null;
+    draw();
+  });
+  document.getElementById("set-before").addEventListener("click", () => { before = clone(board); lastScore = null; result.textContent = ""; draw(); });
+  document.getElementById("score-button").addEventListener("click", score);
+  document.getElementById("confirm-turn").addEventListener("click", async () => {
+    const data = await page.sessions.confirm({ kind: "move", state: board });
+    if (data) result.textContent = `Turn confirmed: +${data.event.answer.points} points.`;
+  });
+  loadLayout(9).then(draw);
+})();
