@@ -307,3 +307,13 @@ def test_legal_placements_agree_with_placement_problem():
                         brute.add((r, c, tile.code))
     assert listed == brute and listed
     assert any(m[:2] == (8, 7) for m in listed)  # joker replacement offered
+
+
+def test_replacing_a_joker_on_a_printed_field_needs_the_printed_colour():
+    base = filled([(8, 5), (7, 5)])
+    below = "R" + F(6, 5)[1:]
+    board = Board.from_state(base.with_cells({(6, 5): below, (5, 5): "*"}))
+    assert board.placement_problem(5, 5, Tile.parse("YYRY")) == (
+        "rows[5][5]: tile YYRY does not show the printed colour G"
+    )
+    assert board.placement_problem(5, 5, Tile.parse("GYRY")) is None

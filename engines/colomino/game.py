@@ -6,7 +6,10 @@ fewer only when no more fit; then draws back to five. A move is one
 :class:`~engines.colomino.rules.Placement`; after the third placement the turn ends by
 itself, and :data:`~engines.colomino.rules.END_TURN` is the (only) legal move when no rack
 tile fits before that. A tile put onto a joker sends the joker back to the placing
-player's rack, where it may be played again in the same turn.
+player's rack, where it may be played again in the same turn. A joker put down in the
+current turn cannot be replaced in that same turn (placed tiles may not be taken back,
+seed: "Eingesetzte Steine dürfen nicht mehr verlegt oder weggenommen werden"); otherwise
+one cell could pay its court twice.
 
 Courts pay 1, 2, 3 … chips of their kind for the 1st, 2nd, 3rd court of a turn (yellow
 = 1 point, blue = 2 points).
@@ -63,7 +66,8 @@ class _LegalMoves:
         if game.is_over():
             return
         found = False
-        for move in game.board.legal_placements(game.racks[game.player]):
+        rack = game.racks[game.player]
+        for move in game.board.legal_placements(rack, game.turn_cells):
             found = True
             yield move
         if not found:
@@ -106,6 +110,7 @@ class ColominoGame(GameState):
         self.player = 0
         self.placed_this_turn = 0
         self.courts_this_turn = 0
+        self.turn_cells: frozenset[tuple[int, int]] = frozenset()
         self.passes_in_row = 0
         self.end_triggered_by: int | None = None
         self.final_turns_left: int | None = None
@@ -128,13 +133,15 @@ class ColominoGame(GameState):
             return "the game is over"
         rack = self.racks[self.player]
         if isinstance(move, EndTurn):
-            if self.board.has_legal_placement(rack):
+            if self.board.has_legal_placement(rack, self.turn_cells):
                 return "end: a rack tile still fits, the turn needs three tiles"
             return None
         if not isinstance(move, Placement):
             return f"move: not a Colomino move: {move!r}"
         if move.tile.pattern not in rack:
             return f"move: tile {move.tile.code} is not on player {self.player}'s rack"
+        if (move.row, move.col) in self.turn_cells:
+            return f"rows[{move.row}][{move.col}]: a joker put down this turn cannot be replaced"
         return self.board.placement_problem(move.row, move.col, move.tile)
 
     def push(self, move) -> None:
@@ -162,6 +169,7 @@ class ColominoGame(GameState):
             if move.row == 0 and self.end_triggered_by is None:
                 self.end_triggered_by = self.player
             self.placed_this_turn += 1
+            self.turn_cells = self.turn_cells | {(move.row, move.col)}
             drawn = self._end_turn() if self.placed_this_turn == TILES_PER_TURN else []
         else:
             drawn = self._end_turn()
@@ -178,7 +186,7 @@ class ColominoGame(GameState):
         self.bag.extend(reversed(drawn))
         (
             racks, self.yellow, self.blue, self.player, self.placed_this_turn,
-            self.courts_this_turn, self.passes_in_row, self.end_triggered_by,
+            self.courts_this_turn, self.turn_cells, self.passes_in_row, self.end_triggered_by,
             self.final_turns_left, self.over,
         ) = snapshot
         self.racks = [list(r) for r in racks]
@@ -228,7 +236,7 @@ class ColominoGame(GameState):
     def _snapshot(self) -> tuple:
         return (
             tuple(tuple(r) for r in self.racks), self.yellow[:], self.blue[:], self.player,
-            self.placed_this_turn, self.courts_this_turn, self.passes_in_row,
+            self.placed_this_turn, self.courts_this_turn, self.turn_cells, self.passes_in_row,
             self.end_triggered_by, self.final_turns_left, self.over,
         )
 
@@ -259,4 +267,5 @@ class ColominoGame(GameState):
         self.player = (self.player + 1) % self.n
         self.placed_this_turn = 0
         self.courts_this_turn = 0
+        self.turn_cells = frozenset()
         return drawn

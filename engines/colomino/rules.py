@@ -19,6 +19,8 @@ Rules as decided in SPEC.md plus our documented readings of the seed:
   printed field must show the printed colour on at least one of its edges (a joker
   always fits). Requiring all four edges would leave only the eight one-colour tiles, so
   the fields could hardly ever be covered; requiring nothing would ignore "passend".
+  The field stays under a joker lying on it: a tile replacing that joker needs the
+  printed colour too.
 * Courts: just before a tile goes into a cell, count the cell's enclosed sides. A side
   is enclosed by a tile (jokers included), a connected uncovered printed field, the goal
   line (north of row 0) or the base line (south of the last row); the east and west board
@@ -207,26 +209,35 @@ class Board:
             self._connected = seen
         return self._connected
 
-    def _neighbour_edge(self, row: int, col: int, side: int) -> tuple[str, str | None, bool]:
-        """What touches side ``side`` of the cell: ``(what, colour, constrains)``.
+    def _edge_need(self, row: int, col: int, side: int) -> tuple[bool, str | None]:
+        """What side ``side`` of the cell must show: ``(constrained, colour)``.
 
-        ``what`` names it for messages; ``colour`` is the colour it shows (``None`` =
-        anything); ``constrains`` is False when nothing there constrains the edge.
+        ``colour`` ``None`` with ``constrained`` True means a joker (anything goes).
         """
         dr, dc = STEPS[side]
         rr, cc = row + dr, col + dc
+        if not (0 <= rr < self.size and 0 <= cc < self.size):
+            return True, self.layout.rim_colour(row, col, side)
+        other = self.grid[rr][cc]
+        if other is not None:
+            return True, other.edge(OPPOSITE[side])
+        printed = self.layout.printed_colour(rr, cc)
+        if printed is not None and (rr, cc) in self.connected():
+            return True, printed
+        return False, None
+
+    def _edge_what(self, row: int, col: int, side: int) -> str:
+        """Names what touches side ``side`` of the cell, for messages."""
+        dr, dc = STEPS[side]
+        rr, cc = row + dr, col + dc
         if not self.inside(rr, cc):
-            colour = self.layout.rim_colour(row, col, side)
-            return (f"the {SIDES[side]} rim marking {colour}", colour, True)
+            return f"the {SIDES[side]} rim marking {self.layout.rim_colour(row, col, side)}"
         other = self.grid[rr][cc]
         if other is not None:
             colour = other.edge(OPPOSITE[side])
             shown = "joker" if colour is None else f"{SIDES[OPPOSITE[side]]} edge {colour}"
-            return (f"{cell_name(rr, cc)} {shown}", colour, True)
-        printed = self.layout.printed_colour(rr, cc)
-        if printed is not None and (rr, cc) in self.connected():
-            return (f"the printed field {cell_name(rr, cc)} {printed}", printed, True)
-        return ("", None, False)
+            return f"{cell_name(rr, cc)} {shown}"
+        return f"the printed field {cell_name(rr, cc)} {self.layout.printed_colour(rr, cc)}"
 
     def is_wall(self, row: int, col: int, side: int) -> bool:
         """Whether side ``side`` of cell ``(row, col)`` is enclosed (for courts)."""
@@ -243,38 +254,56 @@ class Board:
         walls = sum(self.is_wall(row, col, side) for side in range(4))
         return CLOSED if walls == 4 else OPEN if walls == 3 else None
 
-    def placement_problem(self, row: int, col: int, tile: Tile) -> str | None:
-        """Why putting ``tile`` at ``(row, col)`` now is illegal, or ``None`` if it is legal."""
-        where = cell_name(row, col)
+    def _cell_problem(self, row: int, col: int) -> str | None:
+        """Why no tile at all may go into the cell now (occupied, not connected), or None.
+
+        A joker cell passes here; that a joker may not replace a joker is checked apart.
+        """
         if not self.inside(row, col):
-            return f"{where}: outside the {self.size}x{self.size} board"
+            return f"{cell_name(row, col)}: outside the {self.size}x{self.size} board"
         current = self.grid[row][col]
         connected = self.connected()
-        printed = self.layout.printed_colour(row, col)
         if current is not None:
             if not current.is_joker:
-                return f"{where}: already holds tile {current.code}"
-            if tile.is_joker:
-                return f"{where}: a joker cannot replace a joker"
+                return f"{cell_name(row, col)}: already holds tile {current.code}"
             if (row, col) not in connected:
-                return f"{where}: the joker there is not connected to the base line"
-        elif printed is not None:
+                return f"{cell_name(row, col)}: the joker there is not connected to the base line"
+            return None
+        printed = self.layout.printed_colour(row, col)
+        if printed is not None:
             if (row, col) not in connected:
-                return f"{where}: printed field {printed} is not yet connected to the base line"
-            if not tile.is_joker and printed not in tile.code:
-                return f"{where}: tile {tile.code} does not show the printed colour {printed}"
-        elif row != self.size - 1 and not any(
+                return (
+                    f"{cell_name(row, col)}: printed field {printed} is not yet connected "
+                    "to the base line"
+                )
+            return None
+        if row != self.size - 1 and not any(
             (row + dr, col + dc) in connected for dr, dc in STEPS
         ):
-            return f"{where}: not connected to the base line"
+            return f"{cell_name(row, col)}: not connected to the base line"
+        return None
+
+    def placement_problem(self, row: int, col: int, tile: Tile) -> str | None:
+        """Why putting ``tile`` at ``(row, col)`` now is illegal, or ``None`` if it is legal."""
+        problem = self._cell_problem(row, col)
+        if problem is not None:
+            return problem
         if tile.is_joker:
+            if self.grid[row][col] is not None:
+                return f"{cell_name(row, col)}: a joker cannot replace a joker"
             return None
+        printed = self.layout.printed_colour(row, col)
+        if printed is not None and printed not in tile.code:
+            return (
+                f"{cell_name(row, col)}: tile {tile.code} does not show the printed colour "
+                f"{printed}"
+            )
         for side in range(4):
-            what, colour, constrains = self._neighbour_edge(row, col, side)
-            if constrains and not matches(tile.code[side], colour):
+            constrained, colour = self._edge_need(row, col, side)
+            if constrained and not matches(tile.code[side], colour):
                 return (
-                    f"{where}: {SIDES[side]} edge {tile.code[side]} of {tile.code} "
-                    f"does not match {what}"
+                    f"{cell_name(row, col)}: {SIDES[side]} edge {tile.code[side]} of "
+                    f"{tile.code} does not match {self._edge_what(row, col, side)}"
                 )
         return None
 
@@ -296,11 +325,14 @@ class Board:
                 elif r == last or any((r + dr, c + dc) in connected for dr, dc in STEPS):
                     yield (r, c)
 
-    def legal_placements(self, rack: Iterable[Tile | str]) -> Iterator[Placement]:
+    def legal_placements(
+        self, rack: Iterable[Tile | str], exclude: frozenset | set = frozenset()
+    ) -> Iterator[Placement]:
         """Every legal single placement of a rack tile, one per distinct resulting board.
 
         Each rack tile is tried in all its orientations; duplicates in the rack and
         symmetric orientations are reported once. Order: by row, column, tile code.
+        Cells in ``exclude`` (jokers put down earlier in the same turn) are skipped.
         """
         patterns = sorted({(t if isinstance(t, Tile) else Tile.parse(t)).pattern for t in rack})
         orientations = sorted(
@@ -308,13 +340,32 @@ class Board:
             key=lambda t: t.code,
         )
         for r, c in self.candidate_cells():
+            if (r, c) in exclude or self._cell_problem(r, c) is not None:
+                continue
+            # the same checks as placement_problem, with the cell's needs computed once
+            printed = self.layout.printed_colour(r, c)
+            needs = []
+            for side in range(4):
+                constrained, colour = self._edge_need(r, c, side)
+                if constrained and colour is not None:
+                    needs.append((side, colour))
+            empty = self.grid[r][c] is None
             for tile in orientations:
-                if self.placement_problem(r, c, tile) is None:
+                code = tile.code
+                if tile.is_joker:
+                    ok = empty
+                else:
+                    ok = (printed is None or printed in code) and all(
+                        code[side] == colour for side, colour in needs
+                    )
+                if ok:
                     yield Placement(r, c, tile)
 
-    def has_legal_placement(self, rack: Iterable[Tile | str]) -> bool:
-        """Whether any rack tile can be placed now."""
-        return next(self.legal_placements(rack), None) is not None
+    def has_legal_placement(
+        self, rack: Iterable[Tile | str], exclude: frozenset | set = frozenset()
+    ) -> bool:
+        """Whether any rack tile can be placed now (outside ``exclude``)."""
+        return next(self.legal_placements(rack, exclude), None) is not None
 
     def problems(self) -> list[str]:
         """Rule violations of the tiles as they lie (mismatches, disconnected tiles).

@@ -5,8 +5,8 @@ in SOME order of its placements (each placement legal at its time) and scores it
 order best for the player: most points, then most blue chips (then the first such order
 in row/column order of the permutations, so the answer is deterministic).
 
-Readings: each changed cell is one placement (a joker put down and replaced in the same
-turn is seen as the final tile only); a turn with no new tile is legal and scores 0 (a
+Readings: each changed cell is one placement (the game does not let a player replace a
+joker put down in the same turn, so this is exact); a turn with no new tile is legal and scores 0 (a
 player whose tiles fit nowhere passes); at most three new tiles; the rack is unknown, so
 "fewer than three only when no more fit" is not checked; a pattern may not appear more
 often on the board than the tile set holds (two of each, four jokers).
