@@ -49,7 +49,7 @@ def _split_grid(text: str, what: str) -> tuple[bool, list[list[str]]]:
     for r, raw in enumerate(raw_rows):
         raw = raw.strip()
         if raw == "":
-            raise EmptyCellError(f"{what}: empty row", r)
+            raise EmptyCellError("empty row", r)
         shifted = raw[0] in "eE"
         if shifted:
             raw = raw[1:]
@@ -58,18 +58,18 @@ def _split_grid(text: str, what: str) -> tuple[bool, list[list[str]]]:
         elif shifted != is_indented(r, first_shifted):
             expect = "with" if is_indented(r, first_shifted) else "without"
             raise RowAlternationError(
-                f"{what}: rows must alternate; this row must be written {expect} a leading 'e'",
+                f"rows must alternate; this row must be written {expect} a leading 'e'",
                 r,
             )
         cells = [cell.strip() for cell in raw.split(",")]
         for c, cell in enumerate(cells):
             if cell == "":
-                raise EmptyCellError(f"{what}: empty cell", r, c)
+                raise EmptyCellError("empty cell", r, c)
         if width is None:
             width = len(cells)
         elif len(cells) != width:
             raise RaggedRowError(
-                f"{what}: row has {len(cells)} cells but row 0 has {width}", r
+                f"row has {len(cells)} cells but row 0 has {width}", r
             )
         rows.append(cells)
     return first_shifted, rows
@@ -95,7 +95,7 @@ def parse_board(text: str) -> Board:
             try:
                 tiles[(r, c)] = Tile.parse(cell)
             except TileCodeError as exc:
-                raise CellValueError(f"board: {exc}", r, c) from None
+                raise CellValueError(str(exc), r, c) from None
     height = len(rows)
     width = len(rows[0]) if rows else 0
     return _board_allowing_duplicates(tiles, fs, height, width, opens)
@@ -226,9 +226,9 @@ def parse_figure(text: str) -> Figure:
             if cell == "1":
                 cells.add((r, c))
             elif cell != "0":
-                raise CellValueError(f"figure: cell must be 0 or 1, not {cell!r}", r, c)
+                raise CellValueError(f"a figure cell must be 0 or 1, not {cell!r}", r, c)
     if not cells:
-        raise NotationError("figure: no cell to fill (no '1')")
+        raise NotationError("the figure has no cell to fill (no '1')")
     return Figure(frozenset(cells), fs, len(rows), len(rows[0]))
 
 

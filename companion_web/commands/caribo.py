@@ -1,0 +1,126 @@
+"""``boardcam caribo check|solve|moves|figures``: the CARIBO rules engine on the command line.
+
+* ``check SOLUTION [--figure FIGURE]`` prints ``{"valid", "problems", "details"}``;
+  exit 0 valid, 1 invalid.  ``problems`` are human-readable strings; ``details`` the
+  same problems as objects (``kind``, ``cells`` as ``[row, col]`` in the SOLUTION's grid,
+  ``edge``, ``colours``).
+* ``solve FIGURE`` (or ``--name NAME`` for a library figure) prints ``{"solution": ...}``
+  in the FIGURE's grid; exit 1 with ``null`` when no filling exists.
+* ``moves BOARD --hand CODES`` prints the list of legal placements ``{"row","col","tile"}``
+  in BOARD's grid (empty BOARD: the opening at row 0, col 0); an empty list (the player
+  must pass) is still an answer (exit 0).
+* ``figures`` lists the library (name, cells, figure notation).
+
+Arguments are literal or ``@file``; malformed input exits 2 with one line on stderr
+naming the argument, the 0-based row/col and the reason.
+"""
+
+from __future__ import annotations
+
+from engines.caribo.errors import DuplicateTileError
+from engines.caribo.notation import duplicates_of, parse_board, parse_figure
+from engines.caribo.puzzles import check_solution, library
+from engines.caribo.solver import solve
+from engines.caribo.tiles import parse_hand
+from engines.errors import FormatError
+
+from ..cli_support import EXIT_NEGATIVE, EXIT_OK, UsageError, emit, read_argument
+
+
+def register(sub) -> None:
+    """Add ``boardcam caribo ...``."""
+    p = sub.add_parser("caribo", help="CARIBO rules: check, solve, legal moves")
+    actions = p.add_subparsers(dest="caribo_command", metavar="ACTION")
+    actions.required = True
+
+    c = actions.add_parser("check", help="validate a laid board / a figure solution")
+    c.add_argument("solution", metavar="SOLUTION", help="notation with tile codes, or @file")
+    c.add_argument("--figure", metavar="FIGURE", help="0/1 figure notation, or @file")
+    c.set_defaults(func=run_check)
+
+    s = actions.add_parser("solve", help="fill a figure with distinct matching tiles")
+    s.add_argument("figure", metavar="FIGURE", nargs="?", help="0/1 figure notation, or @file")
+    s.add_argument("--name", help="a figure from the library (see 'boardcam caribo figures')")
+    s.set_defaults(func=run_solve)
+
+    m = actions.add_parser("moves", help="legal placements for a hand")
+    m.add_argument("board", metavar="BOARD", help='board notation ("" = empty), or @file')
+    m.add_argument(
+        "--hand", required=True, metavar="CODES", help="tiles, e.g. S,WS,34BR (or @file)"
+    )
+    m.set_defaults(func=run_moves)
+
+    f = actions.add_parser("figures", help="list the figure library")
+    f.set_defaults(func=run_figures)
+
+
+def _parse(parser, text: str, what: str):
+    try:
+        return parser(text)
+    except UsageError:
+        raise
+    except FormatError as exc:
+        raise UsageError(f"{what}: {exc}") from None
+
+
+def run_check(args) -> int:
+    board = _parse(parse_board, read_argument(args.solution, "SOLUTION"), "SOLUTION")
+    figure = None
+    if args.figure is not None:
+        figure = _parse(parse_figure, read_argument(args.figure, "FIGURE"), "FIGURE")
+    problems = check_solution(board, figure)
+    emit(
+        {
+            "valid": not problems,
+            "problems": [p.message for p in problems],
+            "details": [p.to_json() for p in problems],
+        }
+    )
+    return EXIT_OK if not problems else EXIT_NEGATIVE
+
+
+def run_solve(args) -> int:
+    if (args.figure is None) == (args.name is None):
+        raise UsageError("caribo solve: give either FIGURE or --name")
+    if args.name is not None:
+        figures = library()
+        if args.name not in figures:
+            raise UsageError(f"--name: unknown figure {args.name!r}; see boardcam caribo figures")
+        figure = figures[args.name].figure
+    else:
+        figure = _parse(parse_figure, read_argument(args.figure, "FIGURE"), "FIGURE")
+    result = solve(figure)
+    if result.board is None:
+        emit({"solution": None})
+        return EXIT_NEGATIVE
+    emit({"solution": result.board.notation()})
+    return EXIT_OK
+
+
+def run_moves(args) -> int:
+    board = _parse(parse_board, read_argument(args.board, "BOARD"), "BOARD")
+    dups = duplicates_of(board)
+    if dups:
+        first, dup, tile = dups[0]
+        raise UsageError(
+            f"BOARD: tile {tile.identity_code} is on the board twice "
+            f"(row {first[0]}, col {first[1]} and row {dup[0]}, col {dup[1]})"
+        )
+    hand = _parse(parse_hand, read_argument(args.hand, "--hand"), "--hand")
+    try:
+        placements = board.legal_placements(hand)
+    except DuplicateTileError as exc:
+        raise UsageError(f"--hand: {str(exc).removeprefix('hand: ')}") from None
+    emit([p.to_json() for p in placements])
+    return EXIT_OK
+
+
+def run_figures(args) -> int:
+    emit(
+        [
+            {"name": f.name, "cells": f.cells, "description": f.description,
+             "figure": str(f.figure)}
+            for f in library().values()
+        ]
+    )
+    return EXIT_OK
