@@ -228,3 +228,16 @@ def test_a_joker_from_an_earlier_turn_can_be_replaced():
     put(game, [(8, 3), (8, 5)])
     game.board.put(8, 4, Tile.parse("*"))  # lay there before this turn
     assert Placement(8, 4, Tile.parse(F(8, 4))) in game.legal_moves()
+
+
+def test_copies_share_nothing_when_both_undo():
+    game = ColominoGame(players=2, seed=21)
+    rng = random.Random(21)
+    while sum(game.yellow) + sum(game.blue) == 0 and not game.is_over():
+        game.push(rng.choice(list(game.legal_moves())))
+    twin = game.copy()
+    for g in (game, twin):
+        while g.history:
+            g.pop()
+    game.yellow[0] += 7
+    assert twin.yellow[0] == 0 and twin.board.to_state() == game.board.to_state()

@@ -190,6 +190,7 @@ class ColominoGame(GameState):
             self.final_turns_left, self.over,
         ) = snapshot
         self.racks = [list(r) for r in racks]
+        self.yellow, self.blue = list(self.yellow), list(self.blue)
         return self.history.pop()
 
     def is_over(self) -> bool:
@@ -235,7 +236,7 @@ class ColominoGame(GameState):
     # -- internals ---------------------------------------------------------------------
     def _snapshot(self) -> tuple:
         return (
-            tuple(tuple(r) for r in self.racks), self.yellow[:], self.blue[:], self.player,
+            tuple(tuple(r) for r in self.racks), tuple(self.yellow), tuple(self.blue), self.player,
             self.placed_this_turn, self.courts_this_turn, self.turn_cells, self.passes_in_row,
             self.end_triggered_by, self.final_turns_left, self.over,
         )
