@@ -121,7 +121,7 @@ class Camera:
         t = -R @ self.position
         return K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * z + t])
 
-    def undistort_normalised(self, xd: np.ndarray, yd: np.ndarray, iterations: int = 12):
+    def undistort_normalised(self, xd: np.ndarray, yd: np.ndarray, iterations: int = 8):
         """Invert the radial model: distorted normalised coords → undistorted ones."""
         xu, yu = xd.copy(), yd.copy()
         for _ in range(iterations):

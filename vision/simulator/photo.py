@@ -58,11 +58,13 @@ def shoot(
     extent: float,
     draw: Callable[[Canvas, Conditions, np.random.Generator], None],
     cond: Conditions | None = None,
+    yaw_centre: float | None = None,
 ) -> tuple[bytes, np.ndarray, Camera, Conditions]:
     """Render one photo. ``draw(canvas, cond, rng)`` paints shadows and pieces.
 
     ``frame_points`` (world, N×3) must all be inside the photo; ``centre``/``extent``
-    describe the scene for the light and arm-shadow placement.
+    describe the scene for the light and arm-shadow placement; ``yaw_centre`` makes the
+    camera usually face that way (a photographer sitting on one side of a board).
     """
     check_options(difficulty, width, height)
     if cond is None:
@@ -70,7 +72,7 @@ def shoot(
     if width is None:
         width, height = sample_image_size(rng_for(seed, game, "size"), difficulty)
     cam = sample_camera(rng_for(seed, game, "camera"), difficulty, width, height,
-                        frame_points, centre)
+                        frame_points, centre, yaw_centre=yaw_centre)
     canvas = Canvas(cam)
     tex_rng = rng_for(seed, game, "texture")
     canvas.render_table(cond.table, tex_rng)

@@ -92,6 +92,29 @@ def smoothstep(e0, e1, x):
     return t * t * (3 - 2 * t)
 
 
+def soft_blur(layer: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of a smooth mask; large sigmas are done at reduced resolution."""
+    if sigma <= 6:
+        return cv2.GaussianBlur(layer, (0, 0), max(sigma, 0.3))
+    f = int(sigma / 3)
+    h, w = layer.shape[:2]
+    small = cv2.resize(layer, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / f)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+_SRGB_LUT = None
+
+
+def linear_to_srgb_fast(c: np.ndarray) -> np.ndarray:
+    """:func:`linear_to_srgb` through a 16k-entry look-up table (float32 out)."""
+    global _SRGB_LUT
+    if _SRGB_LUT is None:
+        _SRGB_LUT = linear_to_srgb(np.linspace(0, 1, 16384)).astype(np.float32)
+    idx = (np.clip(c, 0.0, 1.0) * 16383.0 + 0.5).astype(np.uint16)
+    return _SRGB_LUT[idx]
+
+
 # ------------------------------------------------------------------------- conditions
 TABLE_KINDS = ("wood", "cloth", "gingham", "stripes", "stone", "floral")
 
@@ -282,6 +305,17 @@ def sample_image_size(rng: np.random.Generator, difficulty: str) -> tuple[int, i
     return int(w), int(h)
 
 
+def _sample_yaw(rng: np.random.Generator, difficulty: str, centre: float | None) -> float:
+    follow = {"easy": 1.0, "normal": 0.75, "hard": 0.5}[difficulty]
+    if centre is None:
+        yaw = rng.uniform(-25, 25) if difficulty == "easy" else rng.uniform(-180, 180)
+    elif rng.random() < follow:
+        yaw = centre + rng.normal(0, 10)
+    else:
+        yaw = rng.uniform(-180, 180)
+    return float((yaw + 180) % 360 - 180)
+
+
 def sample_camera(
     rng: np.random.Generator,
     difficulty: str,
@@ -289,8 +323,13 @@ def sample_camera(
     height: int,
     frame_points,
     centre=(0.0, 0.0),
+    yaw_centre: float | None = None,
 ) -> Camera:
-    """A random phone pose looking at ``centre`` that frames all ``frame_points``."""
+    """A random phone pose looking at ``centre`` that frames all ``frame_points``.
+
+    With ``yaw_centre`` the yaw is usually near it (always for easy, 75 % normal, 50 % hard),
+    otherwise any; without it easy photos keep yaw within ±25°, others take any yaw.
+    """
     from .camera import fit_distance
 
     tilt_lo, tilt_hi = {"easy": (0, 20), "normal": (0, 35), "hard": (25, 45)}[difficulty]
@@ -311,7 +350,7 @@ def sample_camera(
         hfov=hfov,
         distance=220.0,
         tilt=float(rng.uniform(tilt_lo, tilt_hi)),
-        yaw=float(rng.uniform(-180, 180)) if difficulty != "easy" else float(rng.uniform(-25, 25)),
+        yaw=_sample_yaw(rng, difficulty, yaw_centre),
         roll=float(rng.uniform(-3, 3)),
         target_x=float(centre[0] + rng.uniform(-shift, shift) * extent),
         target_y=float(centre[1] + rng.uniform(-shift, shift) * extent),
@@ -347,7 +386,7 @@ class Canvas:
         vs = np.arange(H, dtype=np.float32)
         xd = ((us - K[0, 2]) / K[0, 0])[None, :].repeat(H, 0)
         yd = ((vs - K[1, 2]) / K[1, 1])[:, None].repeat(W, 1)
-        xu, yu = camera.undistort_normalised(xd, yd, iterations=10)
+        xu, yu = camera.undistort_normalised(xd, yd)
         mu = (xu * K[0, 0] + K[0, 2]).astype(np.float32)
         mv = (yu * K[1, 1] + K[1, 2]).astype(np.float32)
         self.ox = math.floor(float(min(mu.min(), 0.0))) - 2
@@ -434,7 +473,7 @@ class Canvas:
         layer = np.zeros((self.height, self.width), np.float32)
         self.fill_world_polygons(layer, polygons, strength)
         sigma = max(0.5, softness_mm * self.px_per_mm)
-        layer = cv2.GaussianBlur(layer, (0, 0), sigma)
+        layer = soft_blur(layer, sigma)
         np.maximum(self.shadow, layer, out=self.shadow)
 
     # ------------------------------------------------------------- table
@@ -561,7 +600,7 @@ class Canvas:
         tip = c + d * (extent * (0.5 - arm["reach"]))
         far = c + d * (extent * 3 + 800)
         w = arm["width_mm"] / 2
-        pts = [far + perp * w * 1.3, tip + perp * w, tip + d * -0.0 - perp * w, far - perp * w * 1.3]
+        pts = [far + perp * w * 1.3, tip + perp * w, tip - perp * w, far - perp * w * 1.3]
         # hand: an ellipse beyond the wrist
         hand_c = tip - d * 45
         ang = np.linspace(0, 2 * math.pi, 24, endpoint=False)
@@ -571,7 +610,10 @@ class Canvas:
     def finish(self, cond: Conditions, rng: np.random.Generator, centre, extent: float):
         """Light, optics and sensor: returns the photo as uint8 BGR (before JPEG)."""
         cam = self.camera
-        X, Y = self.X, self.Y
+        full = (self.width, self.height)
+        small = (max(2, self.width // 4), max(2, self.height // 4))
+        X = cv2.resize(self.X, small, interpolation=cv2.INTER_AREA)
+        Y = cv2.resize(self.Y, small, interpolation=cv2.INTER_AREA)
         amb = cond.ambient
         tint = kelvin_to_rgb(cond.kelvin)
         cx, cy = float(centre[0]), float(centre[1])
@@ -592,14 +634,13 @@ class Canvas:
             hn = math.hypot(hx, hy) + 1e-9
             grad = ((X - cx) * hx + (Y - cy) * hy) / hn / max(extent * 4, 400.0)
             direct = ldz * np.clip(1 + grad, 0.5, 1.5)
-        direct = direct.astype(np.float32)
+        direct = cv2.resize(direct.astype(np.float32), full, interpolation=cv2.INTER_LINEAR)
         ref = amb + (1 - amb) * ldz
         block = self.shadow.copy()
         if cond.arm_shadow:
             arm = np.zeros_like(block)
             self.fill_world_polygons(arm, self._arm_polygon(cond, centre, extent), 1.0)
-            arm = cv2.GaussianBlur(arm, (0, 0), max(1.0, cond.arm_shadow["penumbra_mm"]
-                                                  * self.px_per_mm))
+            arm = soft_blur(arm, max(1.0, cond.arm_shadow["penumbra_mm"] * self.px_per_mm))
             block = np.maximum(block, arm * cond.arm_shadow["darkness"])
         illum = (amb + (1 - amb) * direct * (1 - block)) / ref
         img = self.rgb * illum[..., None]
@@ -621,13 +662,15 @@ class Canvas:
             hx, hy, hz = vx / vn + qx, vy / vn + qy, vz / vn + qz
             hz = hz / np.sqrt(hx * hx + hy * hy + hz * hz)
             spec = np.power(np.clip(hz, 0, 1), shin) * strength * cond.gloss
+            spec = cv2.resize(spec.astype(np.float32), full, interpolation=cv2.INTER_LINEAR)
             spec *= 1 - block
             img += (self.gloss * spec)[..., None] * 0.6
         img *= tint
         # optics: distortion, blur
         scale = cam.width / 1000.0
         if cond.defocus_px > 0.05:
-            img = cv2.GaussianBlur(img, (0, 0), cond.defocus_px * scale)
+            img = cv2.GaussianBlur(img, (0, 0), cond.defocus_px * scale,
+                                   borderType=cv2.BORDER_REPLICATE)
         if cond.motion_px > 0.5:
             L = max(2, int(round(cond.motion_px * scale)))
             k = np.zeros((L * 2 + 1, L * 2 + 1), np.float32)
@@ -642,7 +685,8 @@ class Canvas:
                         borderMode=cv2.BORDER_REPLICATE)
         H, W = img.shape[:2]
         # vignetting (cos^4-like fall-off)
-        yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+        xx = np.arange(W, dtype=np.float32)[None, :]
+        yy = np.arange(H, dtype=np.float32)[:, None]
         rr = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / ((W / 2) ** 2 + (H / 2) ** 2)
         img *= (1 - cond.vignetting * rr * (0.6 + 0.4 * rr))[..., None]
         # auto exposure: the brighter part of the picture lands near 0.8 of full scale
@@ -655,7 +699,7 @@ class Canvas:
         small = rng.standard_normal((H // 4 + 1, W // 4 + 1, 3), dtype=np.float32)
         blotch = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
         img = img + blotch * (cond.iso_noise * 0.6)
-        out = linear_to_srgb(img)
+        out = linear_to_srgb_fast(img)
         # gentle S-curve as phones apply
         out = out + 0.06 * np.sin(2 * math.pi * out) * (out * (1 - out)) * 4
         if cond.sharpen > 0:
