@@ -15,7 +15,7 @@ import json
 import random
 from pathlib import Path
 
-from engines.colomino import ColominoGame, Rules
+from engines.colomino import ColominoGame, Rules, score_turn
 from engines.game import random_playout
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "colomino" / "games.json"
@@ -36,6 +36,11 @@ def play(seed: int, players: int, size: int, side_walls: bool, final_round: str)
     rules = Rules(side_walls=side_walls, final_round=final_round)
     game = ColominoGame(players=players, size=size, seed=seed, rules=rules)
     random_playout(game, random.Random(seed))
+    turns = []
+    fresh = ColominoGame(players=players, size=size, seed=seed, rules=rules)
+    for before, after, player, awarded in turn_boards(fresh, game.history):
+        turns.append({"player": player, "awarded": awarded,
+                      "score": score_turn(before, after, rules).to_json()})
     return {
         "seed": seed,
         "players": players,
@@ -47,13 +52,28 @@ def play(seed: int, players: int, size: int, side_walls: bool, final_round: str)
         "points": [s.points for s in game.scores()],
         "winners": game.winners(),
         "final_rows": [list(r) for r in game.board_state().cells],
+        "turns": turns,
     }
+
+
+def turn_boards(fresh: ColominoGame, moves):
+    """Play ``moves`` on the freshly dealt ``fresh``; yield every turn's
+    ``(before, after, player, [points, blue] awarded by the game)``."""
+    before, player, start = fresh.board_state(), fresh.current_player(), fresh.scores()
+    for move in moves:
+        fresh.push(move)
+        if fresh.current_player() != player or fresh.is_over():
+            end = fresh.scores()[player]
+            awarded = [end.points - start[player].points, end.blue - start[player].blue]
+            yield before, fresh.board_state(), player, awarded
+            before, player, start = fresh.board_state(), fresh.current_player(), fresh.scores()
 
 
 def main() -> None:
     records = [play(*spec) for spec in GAMES]
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"games": records}, indent=1) + "\n", encoding="utf-8")
+    lines = ",\n".join(json.dumps(r, separators=(",", ":")) for r in records)
+    OUT.write_text('{"games": [\n' + lines + "\n]}\n", encoding="utf-8")
     for r in records:
         print(r["seed"], r["players"], r["size"], len(r["moves"]), r["points"], r["winners"])
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engines.colomino import ColominoGame, Rules, parse_move
+from engines.colomino import ColominoGame, Rules, parse_move, score_turn
 from engines.game import random_playout
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "colomino" / "games.json"
@@ -51,3 +51,26 @@ def test_golden_games_cover_the_options():
     assert {g["final_round"] for g in GAMES} == {"all", "others"}
     assert any(g["side_walls"] for g in GAMES)
     assert any(sum(g["points"]) > 0 for g in GAMES)
+
+
+@pytest.mark.parametrize("record", GAMES, ids=[f"seed{g['seed']}" for g in GAMES])
+def test_every_turn_scores_as_recorded(record):
+    """score_turn on each recorded turn: the recorded answer, never below what the game paid."""
+    game = new_game(record)
+    rules = game.rules
+    turns = iter(record["turns"])
+    before, player, start = game.board_state(), game.current_player(), game.scores()
+    count = 0
+    for text in record["moves"]:
+        game.push(parse_move(text))
+        if game.current_player() != player or game.is_over():
+            expected = next(turns)
+            end = game.scores()[player]
+            awarded = [end.points - start[player].points, end.blue - start[player].blue]
+            result = score_turn(before, game.board_state(), rules)
+            assert expected["player"] == player and expected["awarded"] == awarded
+            assert result.to_json() == expected["score"]
+            assert (result.points, result.blue) >= tuple(awarded)
+            count += 1
+            before, player, start = game.board_state(), game.current_player(), game.scores()
+    assert count == len(record["turns"]) > 0

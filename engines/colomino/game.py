@@ -18,8 +18,8 @@ End (our documented readings): when a tile is placed in row 0 (the row next to t
 line), the current turn is finished and then every player plays one more turn
 (``Rules(final_round="all")``, the player who reached it included) or only the other
 players (``"others"``). The game also ends when a full round of turns passes without any
-tile placed (nobody can place; racks and bag do not change during passes), and
-immediately when the bag and every rack are empty. Winners: most points, then most blue
+tile placed (nobody can place; racks and bag do not change during passes), and at the
+end of the turn in which the bag and every rack are empty. Winners: most points, then most blue
 chips; players still tied share the win, and if every player is tied it is a draw (no
 winners).
 """
