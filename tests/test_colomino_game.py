@@ -241,3 +241,24 @@ def test_copies_share_nothing_when_both_undo():
             g.pop()
     game.yellow[0] += 7
     assert twin.yellow[0] == 0 and twin.board.to_state() == game.board.to_state()
+
+
+def test_game_ends_when_bag_and_racks_are_empty():
+    game = ColominoGame(players=2, bag=["*"] * 10)
+    rng = random.Random(4)
+    turns = []
+    while not game.is_over():
+        turns.append(play_turn_with(game, rng))
+    assert game.end_triggered_by is None
+    assert game.bag == [] and game.racks == [[], []]
+    assert game.board.to_state().tile_count() == 10 and game.tile_count() == 10
+    assert turns == [0, 1, 0, 1]
+
+
+def play_turn_with(game, rng):
+    """Play a turn choosing among rows 6-8 when possible (keeps away from the goal row)."""
+    player = game.current_player()
+    while not game.is_over() and game.current_player() == player:
+        moves = [m for m in game.legal_moves() if m == END_TURN or m.row >= 6]
+        game.push(rng.choice(moves or list(game.legal_moves())))
+    return player
