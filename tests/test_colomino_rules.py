@@ -317,3 +317,19 @@ def test_replacing_a_joker_on_a_printed_field_needs_the_printed_colour():
         "rows[5][5]: tile YYRY does not show the printed colour G"
     )
     assert board.placement_problem(5, 5, Tile.parse("GYRY")) is None
+
+
+def test_turn_illegal_in_every_order_names_the_furthest_problem():
+    # (6,5) connects the printed field (5,5); (4,5) reaches the base only through that
+    # field and so must show green south, but shows red: no order of the two is legal.
+    before = filled([(8, 5), (7, 5)])
+    low = "R" + F(6, 5)[1:]
+    high = F(4, 5)[:2] + "R" + F(4, 5)[3]
+    result = score_turn(before, before.with_cells({(6, 5): low, (4, 5): high}))
+    assert not result.legal
+    assert result.problems == (
+        f"rows[4][5]: south edge R of {high} does not match the printed field rows[5][5] G",
+        "placements: no order of the 2 new tiles is legal",
+    )
+    fixed = score_turn(before, before.with_cells({(6, 5): low, (4, 5): F(4, 5)}))
+    assert fixed.legal and [(p.row, p.col) for p in fixed.placements] == [(6, 5), (4, 5)]
