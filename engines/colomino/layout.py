@@ -16,6 +16,7 @@ the board it actually sees and passes it on under ``"layout"``.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -36,16 +37,24 @@ class LayoutFormatError(FormatError):
 
 @dataclass(frozen=True, eq=False)
 class Layout:
-    """An immutable board layout.
+    """An immutable board layout (build it with :func:`parse_layout` to validate input).
 
     ``rim`` maps ``"north"``/``"east"``/``"south"``/``"west"`` to a string of ``size``
     colour letters; ``printed`` is a tuple of ``(row, col, colour)`` sorted by position.
     """
 
     size: int
-    rim: MappingProxyType
-    printed: tuple[tuple[int, int, str], ...]
-    _printed_at: MappingProxyType = field(repr=False, compare=False)
+    rim: Mapping[str, str]
+    printed: tuple[tuple[int, int, str], ...] = ()
+    _printed_at: Mapping = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        printed = tuple(sorted((int(r), int(c), str(col)) for r, c, col in self.printed))
+        object.__setattr__(self, "rim", MappingProxyType({s: self.rim[s] for s in SIDES}))
+        object.__setattr__(self, "printed", printed)
+        object.__setattr__(
+            self, "_printed_at", MappingProxyType({(r, c): col for r, c, col in printed})
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Layout):
@@ -76,17 +85,6 @@ class Layout:
         if side == 2:
             return self.rim["south"][col] if row == last else None
         return self.rim["west"][row] if col == 0 else None
-
-
-def make_layout(size: int, rim: dict[str, str], printed) -> Layout:
-    """Build a :class:`Layout` from already validated parts (sorted, frozen)."""
-    printed_t = tuple(sorted((int(r), int(c), str(col)) for r, c, col in printed))
-    return Layout(
-        size=size,
-        rim=MappingProxyType({s: rim[s] for s in SIDES}),
-        printed=printed_t,
-        _printed_at=MappingProxyType({(r, c): col for r, c, col in printed_t}),
-    )
 
 
 def parse_layout(obj: Any, size: int, field_name: str = "layout") -> Layout:
@@ -134,7 +132,7 @@ def parse_layout(obj: Any, size: int, field_name: str = "layout") -> Layout:
             raise LayoutFormatError(f"{where}: field ({row}, {col}) listed twice")
         seen.add((row, col))
         printed.append((row, col, colour))
-    return make_layout(size, rim, printed)
+    return Layout(size, rim, tuple(printed))
 
 
 def layout_to_json(layout: Layout) -> dict:
