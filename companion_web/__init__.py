@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from flask import Flask, jsonify, request
-from werkzeug.exceptions import HTTPException
+if TYPE_CHECKING:  # Flask is imported when an app is made, not by the command line
+    from flask import Flask
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_IMAGES = PROJECT_ROOT / "sample_images"
@@ -21,6 +22,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     question), ``PAIRING_TOKEN`` and ``PUBLIC_URL`` (LAN mode), ``CAPTURE_INTERVAL_MS``
     (how often the page samples the camera), ``RECOGNIZER`` (tests only).
     """
+    from flask import Flask
+
     instance_path = (test_config or {}).get("INSTANCE_PATH")
     app = Flask(__name__, instance_relative_config=True, instance_path=instance_path)
     app.config.from_mapping(
@@ -70,6 +73,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 def _register_errors(app: Flask) -> None:
     """Every error is JSON ``{"error": "..."}`` with a 4xx (or 503) status."""
+    from flask import jsonify, request
+    from werkzeug.exceptions import HTTPException
+
     from engines.errors import FormatError, IllegalMoveError
 
     from .games import IllegalEvent

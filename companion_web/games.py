@@ -170,8 +170,9 @@ def _wauri_move(previous: dict, payload: dict, settings: dict) -> Confirmed:
     answer = rules.ask("wauri", "play", args)
     if answer.negative:
         data = answer.data if isinstance(answer.data, dict) else {}
-        message = data.get("message") or "illegal move"
-        raise IllegalEvent(message, data.get("problems") or [message])
+        problems = [str(p) for p in data.get("problems") or []]
+        message = (problems[0] if problems else None) or data.get("message") or "illegal move"
+        raise IllegalEvent(message, problems or [message])
     data = dict(answer.data)
     winner = data.pop("winner", None)
     state = check_state("wauri", data)

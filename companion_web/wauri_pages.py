@@ -4,7 +4,8 @@
 - ``POST /api/wauri/recognize`` — photo → position (see :mod:`.recognition`)
 - ``POST /api/wauri/play`` ``{"position", "moves", "variant"?}`` → the position after
   the moves with ``winner`` (``wauri play``; an illegal move is a negative answer)
-- ``POST /api/wauri/best`` ``{"position"}`` → the suggested move (``wauri best``)
+- ``POST /api/wauri/best`` ``{"position", "time"?, "variant"?}`` → the suggested move
+  (``wauri best``; ``time`` is the search budget in seconds, default the engine's)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .status import game_samples
 
 bp = Blueprint("wauri", __name__)
 GAME = "wauri"
+MAX_SEARCH_SECONDS = 10.0
 
 
 @bp.get("/wauri/")
@@ -62,7 +64,17 @@ def best():
     """The engine's suggested move for the player to move."""
     body = json_body()
     position = object_field(body, "position")
-    return rules_response(rules.ask(GAME, "best", [FileArg.json(position)], timeout=_timeout()))
+    args: list[object] = [FileArg.json(position)]
+    budget = body.get("time")
+    if budget is not None:
+        if not isinstance(budget, int | float) or isinstance(budget, bool):
+            raise SessionInputError("time: must be a number of seconds")
+        if not 0.05 <= budget <= MAX_SEARCH_SECONDS:
+            raise SessionInputError(f"time: must be 0.05 to {MAX_SEARCH_SECONDS} seconds")
+        args += ["--time", f"{budget:g}"]
+    if body.get("variant"):
+        args.append("--variant")
+    return rules_response(rules.ask(GAME, "best", args, timeout=_timeout()))
 
 
 def _timeout() -> float:

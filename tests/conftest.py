@@ -45,7 +45,7 @@ def cli():
 
 @pytest.fixture
 def app(tmp_path):
-    return create_app({"TESTING": True})
+    return create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance")})
 
 
 @pytest.fixture

@@ -69,7 +69,7 @@ const Boardcam = (() => {
   // {"pixel": [x, y]} or {"x": .., "y": ..}; null when it has none.
   function pixelCentre(item) {
     if (!item || typeof item !== "object") return null;
-    for (const key of ["center", "centre", "pixel", "pixel_centre", "pixel_center"]) {
+    for (const key of ["center_px", "centre_px", "center", "centre", "pixel"]) {
       const v = item[key];
       if (Array.isArray(v) && v.length >= 2) return [Number(v[0]), Number(v[1])];
       if (v && typeof v === "object" && "x" in v) return [Number(v.x), Number(v.y)];

@@ -99,7 +99,7 @@
     try {
       const data = await api("/api/wauri/play", { method: "POST", json: { position, moves: [pit], variant: variant.checked } });
       if (data.negative) {
-        showMessage(data.answer.message || `pit ${pit} is not a legal move`);
+        showMessage((data.answer.problems || [])[0] || data.answer.message || `pit ${pit} is not a legal move`);
         return;
       }
       winner = data.answer.winner;

@@ -1,0 +1,243 @@
+"""Sessions: SQLite in the instance folder, confirmed moves, undo, history, export."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+from companion_web import create_app
+from companion_web.games import caribo_tile_count, summary
+
+START = {"game": "wauri", "south": [4] * 6, "north": [4] * 6,
+         "stores": {"south": 0, "north": 0}, "to_move": "south"}  # fmt: skip
+
+
+def new(client, **body):
+    response = client.post("/api/sessions", json=body)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+def test_create_and_show_a_wauri_session(client):
+    session = new(client, game="wauri", players=["Ana", "Ben"])
+    assert session["players"] == ["Ana", "Ben"]
+    assert session["state"] == START
+    assert session["summary"]["turn"] == 0 and not session["summary"]["over"]
+    again = client.get(f"/api/sessions/{session['id']}").get_json()
+    assert again["events"] == session["events"]
+    listed = client.get("/api/sessions?game=wauri").get_json()["sessions"]
+    assert [s["id"] for s in listed] == [session["id"]]
+    assert client.get("/api/sessions?game=chess").status_code == 400
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"game": "chess"}, "game"),
+        ({"game": "caribo", "players": ["solo"]}, "players"),
+        ({"game": "caribo", "players": ["a", "b", "c", "d", "e"]}, "players"),
+        ({"game": "wauri", "players": "Ana"}, "players"),
+        ({"game": "caribo", "mode": "blitz"}, "mode"),
+        ({"game": "colomino", "settings": {"size": 10}}, "settings.size"),
+        ({"game": "wauri", "state": {"south": [4] * 6}}, "state.north"),
+        ({"game": "caribo", "settings": {"first_player": 5}}, "settings.first_player"),
+    ],
+)
+def test_bad_session_requests_are_400(client, body, field):
+    response = client.post("/api/sessions", json=body)
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith(field)
+
+
+def test_unknown_session_is_404(client):
+    assert client.get("/api/sessions/nope").status_code == 404
+    assert client.post("/api/sessions/nope/undo").status_code == 404
+
+
+def test_wauri_moves_through_the_engine_then_undo(client):
+    session = new(client, game="wauri")
+    sid = session["id"]
+    # pit 3 ends in south's store: an extra move, south moves again
+    first = client.post(f"/api/sessions/{sid}/events", json={"kind": "move", "moves": [3]})
+    assert first.status_code == 201
+    state = first.get_json()["session"]["state"]
+    assert state["south"] == [4, 4, 0, 5, 5, 5] and state["to_move"] == "south"
+    assert first.get_json()["event"]["player"] == 0
+    # pit 3 is empty now: the engine refuses (a negative answer), nothing is stored
+    bad = client.post(f"/api/sessions/{sid}/events", json={"moves": [3]})
+    assert bad.status_code == 422
+    assert "3" in bad.get_json()["error"]
+    assert client.post(f"/api/sessions/{sid}/events", json={"moves": [7]}).status_code == 400
+    second = client.post(f"/api/sessions/{sid}/events", json={"moves": [1]}).get_json()
+    assert second["session"]["state"]["to_move"] == "north"
+    assert second["session"]["summary"]["turn"] == 1
+    history = second["session"]["summary"]["history"]
+    assert [h["moves"] for h in history] == [[3], [1]]
+    assert len(second["session"]["events"]) == 3
+    undone = client.post(f"/api/sessions/{sid}/undo").get_json()
+    assert undone["undone"]["seq"] == 3 and undone["undone"]["undone"] is True
+    assert undone["session"]["state"]["to_move"] == "south"
+    assert [e["undone"] for e in undone["session"]["events"]] == [False, False, True]
+    client.post(f"/api/sessions/{sid}/undo")
+    assert client.post(f"/api/sessions/{sid}/undo").status_code == 409  # start stays
+    # after undo the sequence continues, undone events stay in the history
+    again = client.post(f"/api/sessions/{sid}/events", json={"moves": [2]}).get_json()
+    assert again["event"]["seq"] == 4
+
+
+def test_wauri_pass_and_bad_moves_field_are_400(client):
+    sid = new(client, game="wauri")["id"]
+    assert client.post(f"/api/sessions/{sid}/events", json={"kind": "pass"}).status_code == 400
+    for moves in ([], ["3"], [True], "3"):
+        response = client.post(f"/api/sessions/{sid}/events", json={"moves": moves})
+        assert response.status_code == 400
+        assert response.get_json()["error"].startswith("moves")
+    assert client.post(f"/api/sessions/{sid}/events", json={"kind": "jump"}).status_code == 400
+
+
+def test_caribo_session_checks_every_placement(client):
+    sid = new(client, game="caribo", players=["A", "B", "C"])["id"]
+    one = client.post(f"/api/sessions/{sid}/events",
+                      json={"state": {"game": "caribo", "notation": "S"}})  # fmt: skip
+    assert one.status_code == 201
+    assert one.get_json()["session"]["summary"]["tiles_left"] == [11, 12, 12]
+    # two tiles at once is not one move
+    two = client.post(f"/api/sessions/{sid}/events",
+                      json={"state": {"notation": "S,34WS,W"}})  # fmt: skip
+    assert two.status_code == 422
+    assert "exactly one tile" in two.get_json()["error"]
+    # a mismatching edge is refused with the engine's problems
+    clash = client.post(f"/api/sessions/{sid}/events", json={"state": {"notation": "S,W"}})
+    assert clash.status_code == 422
+    assert "do not match" in clash.get_json()["problems"][0]
+    good = client.post(f"/api/sessions/{sid}/events", json={"state": {"notation": "S,34WS"}})
+    assert good.status_code == 201
+    passed = client.post(f"/api/sessions/{sid}/events", json={"kind": "pass"}).get_json()
+    s = passed["session"]["summary"]
+    assert s["tiles_left"] == [11, 11, 12] and s["turn"] == 0
+
+
+def test_caribo_summary_ends_when_everybody_passes():
+    events = [{"kind": "start", "player": None, "state": {}, "answer": {}},
+              {"kind": "move", "player": 0, "state": {}, "answer": {}},
+              {"kind": "pass", "player": 1, "state": {}, "answer": {}},
+              {"kind": "pass", "player": 0, "state": {}, "answer": {}}]  # fmt: skip
+    s = summary("caribo", ["A", "B"], {}, events)
+    assert s["over"] and s["winner"] == [0] and s["tiles_left"] == [17, 18]
+    s = summary("caribo", ["A", "B"], {}, events[:3])
+    assert not s["over"] and s["turn"] == 0
+
+
+def test_caribo_tile_count():
+    assert caribo_tile_count("") == 0
+    assert caribo_tile_count("0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,1") == 6
+
+
+def test_colomino_session_scores_turns(client):
+    session = new(client, game="colomino", players=["Ana", "Ben"], settings={"size": 9})
+    sid = session["id"]
+    after = json.loads(json.dumps(session["state"]))
+    after["rows"][8][1] = "BRRG"
+    ok = client.post(f"/api/sessions/{sid}/events", json={"state": after})
+    assert ok.status_code == 201
+    body = ok.get_json()
+    assert body["event"]["answer"]["placements"] == [{"row": 8, "col": 1, "tile": "BRRG"}]
+    assert body["event"]["notation"] == "8,1=BRRG +0"
+    assert body["session"]["summary"]["turn"] == 1
+    assert body["session"]["summary"]["scores"][0] == {"yellow": 0, "blue": 0, "points": 0}
+    # taking the tile back is not a legal turn
+    back = client.post(f"/api/sessions/{sid}/events", json={"state": session["state"]})
+    assert back.status_code == 422
+    assert back.get_json()["problems"]
+
+
+def test_colomino_scoreboard_and_end_of_game():
+    def move(player, points, blue, rows):
+        answer = {"points": points, "blue": blue, "yellow": points - 2 * blue}
+        return {"kind": "move", "player": player, "state": {"rows": rows}, "answer": answer}
+
+    low = [["."] * 9 for _ in range(9)]
+    high = [["RRRR"] + ["."] * 8] + [["."] * 9 for _ in range(8)]
+    events = [{"kind": "start", "player": None, "state": {"rows": low}, "answer": {}},
+              move(0, 3, 1, low), move(1, 3, 0, high), move(0, 0, 0, high)]  # fmt: skip
+    s = summary("colomino", ["A", "B"], {}, events)
+    assert s["scores"][0]["points"] == 3 and s["scores"][1]["points"] == 3
+    assert not s["over"] and s["turns_left"] == 1
+    events.append(move(1, 0, 0, high))
+    s = summary("colomino", ["A", "B"], {}, events)
+    assert s["over"] and s["winner"] == [0]  # equal points, more blue chips
+
+
+def test_corrections_replace_the_state_without_a_turn(client):
+    sid = new(client, game="wauri")["id"]
+    fixed = dict(START, south=[4, 4, 4, 4, 4, 5], north=[4, 4, 4, 4, 4, 3])
+    body = client.post(f"/api/sessions/{sid}/events",
+                       json={"kind": "correction", "state": fixed}).get_json()  # fmt: skip
+    assert body["event"]["player"] is None and body["session"]["state"]["south"][5] == 5
+    assert body["session"]["summary"]["turn"] == 0
+
+
+def test_export_json_and_notation(client):
+    session = new(client, game="wauri", players=["Ana", "Ben"])
+    sid = session["id"]
+    client.post(f"/api/sessions/{sid}/events", json={"moves": [3]})
+    client.post(f"/api/sessions/{sid}/events", json={"moves": [1]})
+    exported = client.get(f"/api/sessions/{sid}/export?format=json")
+    assert exported.mimetype == "application/json"
+    assert "attachment" in exported.headers["Content-Disposition"]
+    data = json.loads(exported.data)
+    assert [e["seq"] for e in data["events"]] == [1, 2, 3]
+    text = client.get(f"/api/sessions/{sid}/export?format=notation").get_data(as_text=True)
+    lines = text.splitlines()
+    assert lines[0] == f"# boardcam wauri session {sid}"
+    assert lines[-2:] == ["2. Ana: 3", "3. Ana: 1"]
+    assert client.get(f"/api/sessions/{sid}/export?format=pdf").status_code == 400
+
+
+def test_delete(client):
+    sid = new(client, game="caribo")["id"]
+    assert client.delete(f"/api/sessions/{sid}").status_code == 204
+    assert client.get(f"/api/sessions/{sid}").status_code == 404
+
+
+def test_sessions_survive_a_restart_and_use_wal(tmp_path):
+    config = {"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance")}
+    first = create_app(config).test_client()
+    sid = new(first, game="wauri")["id"]
+    first.post(f"/api/sessions/{sid}/events", json={"moves": [3]})
+    restarted = create_app(config).test_client()
+    session = restarted.get(f"/api/sessions/{sid}").get_json()
+    assert session["state"]["south"] == [4, 4, 0, 5, 5, 5]
+    db_file = tmp_path / "instance" / "boardcam.sqlite3"
+    assert db_file.is_file()
+    with sqlite3.connect(db_file) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_concurrent_confirmations_get_distinct_sequence_numbers(app, monkeypatch):
+    from companion_web import games
+
+    # no engine calls here: the race is between database transactions
+    monkeypatch.setattr(
+        games, "confirm", lambda game, prev, kind, payload, settings: games.Confirmed(prev)
+    )
+    client = app.test_client()
+    sid = new(client, game="caribo")["id"]
+    codes = []
+
+    def post():
+        body = {"kind": "correction"}
+        response = app.test_client().post(f"/api/sessions/{sid}/events", json=body)
+        codes.append(response.status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert codes == [201] * 8
+    seqs = [e["seq"] for e in client.get(f"/api/sessions/{sid}").get_json()["events"]]
+    assert seqs == list(range(1, 10))
