@@ -300,7 +300,9 @@ def render_colomino(state, seed: int = 0, difficulty: str = "normal", width=None
     """Photograph a Colomino board state; returns :class:`vision.simulator.photo.Photo`.
 
     Truth ``pieces``: one entry per cell (row, col in SPEC coordinates, ``cell`` value,
-    printed colour if any, pixel centre on the board/tile top); ``board_corners_px``: the
+    printed colour if any, pixel centre on the board/tile top; for tiles also
+    ``triangle_centers_px``, the centroids of the north, east, south and west triangles
+    in that order); ``board_corners_px``: the
     playing field's corners NW, NE, SE, SW in SPEC directions (south = base line);
     ``board_outer_corners_px`` the cardboard's corners; ``south_side``: the image side the
     base line is nearest to.
@@ -345,11 +347,17 @@ def render_colomino(state, seed: int = 0, difficulty: str = "normal", width=None
                 z = BOARD_H_MM + TILE_H_MM
             else:
                 xy, z = np.array(pose.cell_centre(r, c)), BOARD_H_MM
-            pieces.append({
+            entry = {
                 "row": r, "col": c, "cell": cell,
                 "printed": board.layout.printed_colour(r, c),
                 "center_px": px(cam.project(pose.to_world([xy], z))[0]),
-            })
+            }
+            if cell != ".":
+                ang = placements[(r, c)][2]
+                k = TILE_MM / 3.0  # centroid of each triangle: 1/3 of the way to its edge
+                tri = _rotate(np.array([(0, k), (k, 0), (0, -k), (-k, 0)]), ang) + xy
+                entry["triangle_centers_px"] = px(cam.project(pose.to_world(tri, z)))
+            pieces.append(entry)
     g = size * CELL_MM / 2
     grid = np.array([(-g, g), (g, g), (g, -g), (-g, -g)])
     grid_px = cam.project(pose.to_world(grid, BOARD_H_MM))

@@ -368,6 +368,21 @@ def sample_camera(
     return fitted
 
 
+def _clip_near(pc: np.ndarray, near: float) -> np.ndarray:
+    """Clip a polygon in camera coordinates to the half-space ``z >= near``."""
+    out = []
+    n = len(pc)
+    for i in range(n):
+        a, b = pc[i], pc[(i + 1) % n]
+        ina, inb = a[2] >= near, b[2] >= near
+        if ina:
+            out.append(a)
+        if ina != inb:
+            t = (near - a[2]) / (b[2] - a[2])
+            out.append(a + t * (b - a))
+    return np.array(out).reshape(-1, 3)
+
+
 # ------------------------------------------------------------------------- the canvas
 class Canvas:
     """An undistorted linear-RGB render target covering the photo after distortion.
@@ -462,7 +477,12 @@ class Canvas:
         mask = np.zeros(layer.shape, np.uint8)
         pts = []
         for poly in polygons:
-            uv = self.to_canvas(poly)
+            pc = _clip_near(self.camera.to_camera(poly), near=20.0)
+            if len(pc) < 3:
+                continue
+            uv = np.stack([self.K[0, 0] * pc[:, 0] / pc[:, 2] + self.K[0, 2],
+                           self.K[1, 1] * pc[:, 1] / pc[:, 2] + self.K[1, 2]], axis=1)
+            uv = np.clip(uv, -1e6, 1e6)
             pts.append(np.round(uv * 16).astype(np.int32))
         if pts:
             cv2.fillPoly(mask, pts, 255, lineType=cv2.LINE_AA, shift=4)

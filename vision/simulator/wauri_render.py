@@ -34,7 +34,7 @@ from .scene import (
 )
 
 PIT_PITCH = 62.0
-PIT_R = 26.0
+PIT_R = 25.0
 PIT_DEPTH = 13.0
 ROW_Y = 32.0
 STORE_HALF = 34.0  # half length of the straight part of the stadium-shaped store
@@ -44,10 +44,10 @@ BOARD_HALF_X = STORE_X + STORE_R + 16.0
 BOARD_HALF_Y = ROW_Y + PIT_R + 14.0
 BOARD_H = 32.0
 FLOOR_DEPTH = 11.0  # the floor plane below the top
-SEED_R = 7.5
+SEED_R = 8.2
 
-SEED_COLOURS = [(150, 150, 138), (128, 132, 125), (170, 165, 150), (118, 84, 56), (140, 100, 66)]
-BOARD_WOODS = [(150, 98, 60), (110, 70, 42), (180, 130, 80), (90, 60, 40), (160, 120, 85)]
+SEED_COLOURS = [(128, 130, 120), (105, 110, 104), (146, 142, 128), (98, 70, 48), (120, 86, 58)]
+BOARD_WOODS = [(140, 100, 70), (105, 72, 50), (170, 132, 95), (85, 60, 44), (150, 118, 90)]
 
 
 def cavities() -> list[dict]:
@@ -217,7 +217,7 @@ def seed_sprite(canvas: Canvas, cond: Conditions, centre_w, r_mm, colour, rng, o
     vx, vy, vz = -Rm[2]
     hx, hy, hz = ld[0] + vx, ld[1] + vy, ld[2] + vz
     hn = math.sqrt(hx * hx + hy * hy + hz * hz)
-    spec = np.clip((nwx * hx + nwy * hy + nwz * hz) / hn, 0, 1) ** 40 * 0.5 * cond.gloss * occl
+    spec = np.clip((nwx * hx + nwy * hy + nwz * hz) / hn, 0, 1) ** 25 * 0.22 * cond.gloss * occl
     mott = cv2.GaussianBlur(rng.standard_normal(a.shape).astype(np.float32), (0, 0),
                             max(0.5, rp / 5))
     mott /= mott.std() + 1e-6
