@@ -333,3 +333,14 @@ def test_turn_illegal_in_every_order_names_the_furthest_problem():
     )
     fixed = score_turn(before, before.with_cells({(6, 5): low, (4, 5): F(4, 5)}))
     assert fixed.legal and [(p.row, p.col) for p in fixed.placements] == [(6, 5), (4, 5)]
+
+
+def test_diff_boards_lists_new_tiles_and_impossible_changes():
+    from engines.colomino import diff_boards
+
+    before = filled([(8, 3), (8, 6)], extra={(8, 4): "*"})
+    changed = before.with_cells({(8, 4): F(8, 4), (8, 5): F(8, 5), (8, 6): "."})
+    placements, problems = diff_boards(before, changed)
+    assert [(p.row, p.col, p.tile.code) for p in placements] == [
+        (8, 4, F(8, 4)), (8, 5, F(8, 5))]
+    assert problems == [f"rows[8][6]: tile {F(8, 6)} was removed"]

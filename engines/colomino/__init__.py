@@ -18,7 +18,7 @@ from .game import ColominoGame, PlayerScore
 from .layout import Layout, LayoutFormatError, default_layout, layout_to_json, parse_layout
 from .rules import END_TURN, Board, Court, EndTurn, MoveFormatError, Placement, Rules, parse_move
 from .tiles import COLOURS, JOKER, SIDES, Tile, TileFormatError, full_tile_set, parse_tile_list
-from .turns import TurnScore, score_turn
+from .turns import TurnScore, diff_boards, score_turn
 
 __all__ = [
     "COLOURS",
@@ -42,6 +42,7 @@ __all__ = [
     "TileFormatError",
     "TurnScore",
     "default_layout",
+    "diff_boards",
     "full_tile_set",
     "layout_to_json",
     "parse_layout",

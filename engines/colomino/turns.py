@@ -85,7 +85,13 @@ def _chips(courts: list[Court]) -> tuple[int, int]:
     return yellow, blue
 
 
-def _diff(before: BoardState, after: BoardState) -> tuple[list[Placement], list[str]]:
+def diff_boards(before: BoardState, after: BoardState) -> tuple[list[Placement], list[str]]:
+    """The cells that changed from ``before`` to ``after`` (same size).
+
+    Returns ``(placements, problems)``: new tiles (into empty cells, onto printed fields,
+    or replacing a joker) in row/column order, and one-line problems for changes no turn
+    can make (a tile or joker removed, rotated, replaced or moved).
+    """
     placements: list[Placement] = []
     removed: dict[str, list[str]] = {}
     problems: list[str] = []
@@ -121,7 +127,7 @@ def score_turn(before: BoardState, after: BoardState, rules: Rules | None = None
         return TurnScore(False, problems=(f"size: before is {before.size}, after is {after.size}",))
     if before.layout != after.layout:
         return TurnScore(False, problems=("layout: the boards have different layouts",))
-    placements, problems = _diff(before, after)
+    placements, problems = diff_boards(before, after)
     if len(placements) > MAX_PLACEMENTS_PER_TURN:
         problems.append(
             f"placements: {len(placements)} new tiles, at most {MAX_PLACEMENTS_PER_TURN} per turn"
