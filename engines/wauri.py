@@ -68,7 +68,9 @@ __all__ = [
     "Position",
     "Rule",
     "SearchResult",
+    "Searcher",
     "WauriState",
+    "evaluate",
     "explain",
     "search",
     "sow",
@@ -559,35 +561,44 @@ def evaluate(board, side: int, rule: Rule = Rule.MAIN) -> int:
 
 
 class Searcher:
-    """Iterative-deepening negamax alpha-beta with a transposition table."""
+    """Iterative-deepening negamax alpha-beta (PVS) with a transposition table.
 
-    def __init__(self, rule: Rule = Rule.MAIN, tt_size: int = 2_000_000):
+    Nodes are 15-tuples: the 14 slots followed by the side to move, which is also the
+    transposition-table key. Moves are ordered TT move first, then extra moves, then by a
+    history heuristic. An extra move keeps the side to move, so its value is taken
+    without negation and with the same window.
+    """
+
+    def __init__(self, rule: Rule = Rule.MAIN, tt_size: int = 2_000_000, evaluator=None):
+        """``evaluator(board, side, rule)`` defaults to :func:`evaluate`."""
         self.rule = rule
+        self.evaluator = evaluate if evaluator is None else evaluator
         self.tt: dict = {}
         self.tt_size = tt_size
         self.nodes = 0
+        self.history = [[0] * PITS, [0] * PITS]
         self._deadline = float("inf")
         self._max_nodes = None
 
-    def _negamax(self, board: tuple, side: int, depth: int, alpha: int, beta: int, ply: int):
+    def _negamax(self, node: tuple, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
         if not self.nodes & 1023:
             if time.perf_counter() > self._deadline or (
                 self._max_nodes is not None and self.nodes > self._max_nodes
             ):
                 raise _Timeout
+        side = node[14]
         base = 7 * side
-        if not any(board[base : base + 6]):
+        if not any(node[base : base + 6]):
             return WIN - ply  # the player to move cannot move: they win (both rules)
         if self.rule is Rule.VARIANT:
             ob = 7 - base
-            if not any(board[ob : ob + 6]):
+            if not any(node[ob : ob + 6]):
                 return ply - WIN
         if depth <= 0:
-            return evaluate(board, side, self.rule)
+            return self.evaluator(node, side, self.rule)
 
-        key = board + (side,)
-        entry = self.tt.get(key)
+        entry = self.tt.get(node)
         tt_move = -1
         if entry is not None:
             e_depth, e_flag, e_value, tt_move = entry
@@ -604,40 +615,67 @@ class Searcher:
                 if e_flag == _UPPER and e_value <= alpha:
                     return e_value
 
-        # Move ordering: TT move, then extra moves (nearest the store first), then the rest
-        # from the pit nearest the store.
         targets = TARGETS[side]
         store = STORE[side]
+        cycle = CYCLES[side]
+        history = self.history[side]
+        first = []
         extra_moves = []
         others = []
         for i in range(PITS - 1, -1, -1):
-            n = board[base + i]
+            n = node[base + i]
             if n:
+                extra = targets[i][(n - 1) % CYCLE] == store
                 if i == tt_move:
-                    continue
-                if targets[i][(n - 1) % CYCLE] == store:
-                    extra_moves.append(i)
+                    first.append((i, extra))
+                elif extra:
+                    extra_moves.append((i, extra))
                 else:
-                    others.append(i)
-        order = extra_moves + others
-        if tt_move >= 0:
-            order.insert(0, tt_move)
+                    others.append((i, extra))
+        if len(others) > 1:
+            others.sort(key=lambda m: -history[m[0]])
+        order = first + extra_moves + others
 
         alpha0 = alpha
         best = -WIN - 1
-        best_move = order[0]
-        for i in order:
-            child = list(board)
-            if sow(child, side, i):
-                value = self._negamax(tuple(child), side, depth - 1, alpha, beta, ply + 1)
+        best_move = order[0][0]
+        other_side = 1 - side
+        searched = 0
+        for i, extra in order:
+            child = list(node)
+            n = child[base + i]
+            child[base + i] = 0
+            laps, rest = divmod(n, CYCLE)
+            if laps:
+                for slot in cycle:
+                    child[slot] += laps
+            for slot in targets[i][:rest]:
+                child[slot] += 1
+            if extra:
+                child = tuple(child)
+                if searched:
+                    value = self._negamax(child, depth - 1, alpha, alpha + 1, ply + 1)
+                    if alpha < value < beta:
+                        value = self._negamax(child, depth - 1, alpha, beta, ply + 1)
+                else:
+                    value = self._negamax(child, depth - 1, alpha, beta, ply + 1)
             else:
-                value = -self._negamax(tuple(child), 1 - side, depth - 1, -beta, -alpha, ply + 1)
+                child[14] = other_side
+                child = tuple(child)
+                if searched:
+                    value = -self._negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1)
+                    if alpha < value < beta:
+                        value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
+                else:
+                    value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            searched += 1
             if value > best:
                 best = value
                 best_move = i
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
+                        history[i] += depth * depth
                         break
 
         flag = _EXACT
@@ -652,28 +690,28 @@ class Searcher:
             stored -= ply
         if len(self.tt) >= self.tt_size:
             self.tt.clear()
-        self.tt[key] = (depth, flag, stored, best_move)
+        self.tt[node] = (depth, flag, stored, best_move)
         return best
 
-    def _pv(self, board: tuple, side: int, limit: int) -> list[tuple[str, int]]:
+    def _pv(self, node: tuple, limit: int) -> list[tuple[str, int]]:
         line = []
         seen = set()
         while len(line) < limit:
-            if _winner_side(board, side, self.rule) is not None:
+            side = node[14]
+            if _winner_side(node, side, self.rule) is not None:
                 break
-            key = board + (side,)
-            entry = self.tt.get(key)
-            if entry is None or key in seen:
+            entry = self.tt.get(node)
+            if entry is None or node in seen:
                 break
-            seen.add(key)
+            seen.add(node)
             i = entry[3]
-            if not board[7 * side + i]:
+            if not node[7 * side + i]:
                 break
             line.append((PLAYERS[side], i + 1))
-            child = list(board)
-            extra = sow(child, side, i)
-            board = tuple(child)
-            side = side if extra else 1 - side
+            child = list(node)
+            if not sow(child, side, i):
+                child[14] = 1 - side
+            node = tuple(child)
         return line
 
     def search(
@@ -683,32 +721,36 @@ class Searcher:
         max_depth: int = MAX_DEPTH,
         max_nodes: int | None = None,
     ) -> SearchResult:
-        """Search ``position`` until ``seconds`` elapse, ``max_depth`` or a proven result."""
+        """Search ``position`` until ``seconds`` elapse, ``max_depth`` or a proven result.
+
+        The transposition table is kept between calls (useful in a game); depth 1 always
+        completes, so a move is always returned for a position that is not over.
+        """
         start = time.perf_counter()
         self.nodes = 0
         self._deadline = float("inf")
         self._max_nodes = max_nodes
-        board = position.board()
         side = position.side
-        if _winner_side(board, side, self.rule) is not None:
+        node = (*position.board(), side)
+        if _winner_side(node, side, self.rule) is not None:
             return SearchResult(None, 0, 0, 0, 0.0, True)
-        legal = [i for i in range(PITS) if board[7 * side + i]]
+        legal = [i for i in range(PITS) if node[7 * side + i]]
         best_move, best_score, depth_done = legal[0], 0, 0
         for depth in range(1, max_depth + 1):
             if depth == 2:
                 # depth 1 always completes (at most 6 children); the clock runs from here
                 self._deadline = float("inf") if seconds is None else start + seconds
             try:
-                score = self._negamax(board, side, depth, -WIN - 1, WIN + 1, 0)
+                score = self._negamax(node, depth, -WIN - 1, WIN + 1, 0)
             except _Timeout:
                 break
-            entry = self.tt.get(board + (side,))
+            entry = self.tt.get(node)
             best_move = entry[3] if entry is not None else legal[0]
             best_score, depth_done = score, depth
             if abs(score) > MATE_BOUND:
                 break
         proven = abs(best_score) > MATE_BOUND
-        pv = tuple(self._pv(board, side, max(depth_done, 1)))
+        pv = tuple(self._pv(node, max(depth_done, 1)))
         return SearchResult(
             MOVES[best_move],
             best_score,
