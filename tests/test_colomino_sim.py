@@ -104,3 +104,27 @@ def test_fast_legal_listing_agrees_with_placement_problem_in_random_games():
                 assert listed == brute
             game.push(rng.choice(list(game.legal_moves())))
             ply += 1
+
+
+def _fingerprint(game):
+    return (
+        game.board.to_state(), tuple(map(tuple, game.racks)), tuple(game.bag),
+        tuple(game.yellow), tuple(game.blue), game.player, game.placed_this_turn,
+        game.courts_this_turn, game.turn_cells, game.passes_in_row, game.end_triggered_by,
+        game.final_turns_left, game.over, len(game.history),
+    )
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), players=st.integers(2, 4), size=st.sampled_from([9, 12]))
+def test_popping_a_whole_game_retraces_every_position(seed, players, size):
+    game = ColominoGame(players=players, size=size, seed=seed)
+    rng = random.Random(seed)
+    trail = [_fingerprint(game)]
+    while not game.is_over():
+        game.push(rng.choice(list(game.legal_moves())))
+        trail.append(_fingerprint(game))
+    while game.history:
+        trail.pop()
+        game.pop()
+        assert _fingerprint(game) == trail[-1]
