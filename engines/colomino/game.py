@@ -34,7 +34,7 @@ from engines.errors import IllegalMoveError
 from engines.game import GameState
 
 from .board import BoardState
-from .layout import default_layout
+from .layout import Layout, default_layout
 from .rules import CLOSED, END_TURN, Board, EndTurn, Placement, Rules
 from .tiles import JOKER_CODE, Tile, full_tile_set
 
@@ -86,13 +86,15 @@ class ColominoGame(GameState):
         size: int = 9,
         seed: int | None = None,
         rules: Rules | None = None,
-        layout=None,
+        layout: Layout | None = None,
         bag: Sequence[str] | None = None,
     ) -> None:
         """Deal a new game. ``bag`` (pattern codes, drawn from the end) overrides the
         seeded shuffle of the full 144-tile set."""
         if not 2 <= players <= 4:
             raise ValueError(f"players: Colomino is for 2 to 4 players, got {players}")
+        if layout is not None and layout.size != size:
+            raise ValueError(f"layout: made for size {layout.size}, the game has size {size}")
         self.rules = rules or Rules()
         self.board = Board(size, layout or default_layout(size), self.rules)
         if bag is None:
