@@ -569,8 +569,9 @@ class Searcher:
     without negation and with the same window.
     """
 
-    def __init__(self, rule: Rule = Rule.MAIN, tt_size: int = 2_000_000, evaluator=None):
-        """``evaluator(board, side, rule)`` defaults to :func:`evaluate`."""
+    def __init__(self, rule: Rule = Rule.MAIN, tt_size: int = 400_000, evaluator=None):
+        """``evaluator(board, side, rule)`` defaults to :func:`evaluate`; the table holds at
+        most ``tt_size`` entries (about 275 bytes each) and is cleared when full."""
         self.rule = rule
         self.evaluator = evaluate if evaluator is None else evaluator
         self.tt: dict = {}

@@ -6,7 +6,9 @@ import random
 import time
 
 import pytest
-from test_wauri_reference import ref_solve, ref_winning_moves
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_wauri_reference import positions, ref_solve, ref_winning_moves
 
 from engines.wauri import Move, Position, Rule, Searcher, WauriState, evaluate, search
 
@@ -137,3 +139,20 @@ def test_search_beats_a_random_player(rule):
             state.push(move)
         wins += state.winner() == hero
     assert wins >= 9
+
+
+@settings(max_examples=60, deadline=None)
+@given(positions, st.sampled_from(list(Rule)))
+def test_search_always_returns_a_legal_move(pos, rule):
+    position = Position.from_json(pos)
+    state = WauriState(position, rule)
+    result = search(position, seconds=None, rule=rule, max_nodes=400)
+    if state.is_over():
+        assert result.move is None
+        return
+    assert result.move in state.legal_moves() and result.depth >= 1
+    assert result.pv and result.pv[0] == (position.to_move, result.move.pit)
+    # the principal variation is a legal line
+    for player, pit in result.pv:
+        assert state.current_player() == player
+        state.push(pit)
