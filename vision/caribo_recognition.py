@@ -1,0 +1,481 @@
+"""CARIBO recognition: a photo of hexagon tiles → the figure notation (SPEC JSON).
+
+Pipeline (all at a reduced *detection* resolution except the colour samples):
+
+1. **Table model** — k-means colours of the image border (the table); pixels far from
+   every table colour in Lab are *paint*.
+2. **Lattice** — the tile gaps and paint boundaries all lie on the lines of one
+   hexagonal lattice; the autocorrelation of the colour-edge map inside the paint region
+   gives its two basis vectors (any affine view), an outline-contrast search its phase,
+   and per-tile outline searches refit a homography of the top-face plane (the faces are
+   10 mm above the table, so the table, shadows and wooden sides are never on it).
+3. **Cells** — every lattice cell near the paint region is scored (paint fraction,
+   crisp outline, uniform segments); occupied cells become tiles.
+4. **Colours** — six segment colours per tile sampled inside the triangles (away from
+   spokes, rim and sides) at full resolution; light gain by grey-world over the paints,
+   clusters relabelled (:mod:`vision.colour`), or a calibration's measured paints.
+5. **Decoding** — log-likelihood of all 216 tile rotations per cell, a soft bonus for
+   matching neighbours, then one global assignment of the 36 physical tiles
+   (``scipy.optimize.linear_sum_assignment``) so no tile appears twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from engines.caribo import Tile, board_from_axial, format_board, from_axial, parse_board, to_axial
+from engines.caribo.geometry import AXIAL_DIRECTIONS
+from engines.caribo.tiles import ALL_ROTATIONS, ALL_TILES, COLOURS
+from vision import colour, hexlattice
+from vision.recognize import NothingFound
+
+DETECT_SIDE = 800
+SQRT3_2 = math.sqrt(3.0) / 2.0
+"""Longer image side (px) at which the lattice is found."""
+
+LETTER_INDEX = {c: i for i, c in enumerate(colour.LETTERS)}
+# (216, 6) paint index of every segment of every tile rotation
+ROT_SEGS = np.array([[LETTER_INDEX[c] for c in t.segments] for t in ALL_ROTATIONS])
+ROT_ID = np.repeat(np.arange(36), 6)
+UNSURE = 0.9
+DEBUG = None
+"""Tiles below this confidence get a warning and are highlighted in the overlay."""
+
+
+# ----------------------------------------------------------------------------- helpers
+def _detection_image(image: np.ndarray) -> tuple[np.ndarray, float]:
+    h, w = image.shape[:2]
+    s = min(1.0, DETECT_SIDE / max(h, w))
+    if s < 1.0:
+        small = cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    else:
+        small = image
+    return small, s
+
+
+def _paint_mask(lab: np.ndarray) -> np.ndarray:
+    """Boolean ``(H, W)``: pixels unlike the table colours seen along the image border."""
+    h, w = lab.shape[:2]
+    b = max(4, int(0.04 * min(h, w)))
+    ring = np.concatenate([
+        lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+        lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3),
+    ])
+    rng = np.random.default_rng(0)
+    sample = ring[rng.choice(len(ring), size=min(len(ring), 4000), replace=False)]
+    k = 6
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, _, centres = cv2.kmeans(sample.astype(np.float32), k, None, crit, 2,
+                               cv2.KMEANS_PP_CENTERS)
+    flat = lab.reshape(-1, 3)
+    d = np.full(len(flat), np.inf, np.float32)
+    for c in centres:
+        diff = flat - c
+        diff[:, 0] *= 0.6
+        d = np.minimum(d, (diff * diff).sum(axis=1))
+    d = np.sqrt(d).reshape(h, w)
+    d = cv2.medianBlur(d.astype(np.float32), 5)
+    return d > 16.0
+
+
+class _Lattice:
+    """A fitted lattice: homography (world → full-resolution px) and pitch in px."""
+
+    def __init__(self, H_det: np.ndarray, scale: float):
+        S = np.diag([1 / scale, 1 / scale, 1.0])
+        self.H_det = H_det
+        self.H = S @ H_det
+
+
+def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
+    """Fit the top-face lattice: directions → scale and phase → per-tile homography."""
+    edges = hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0))
+    region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    n_paint = int(paint.sum())
+    if n_paint < 150:
+        return None
+    dirs = hexlattice.line_directions(lab_det, region)
+    if dirs is None:
+        return None
+    A = hexlattice.affine_from_directions(dirs)
+    if A is None:
+        return None
+    dist = cv2.distanceTransform(paint.astype(np.uint8), cv2.DIST_L2, 5)
+    y0, x0 = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    c0 = np.array([float(x0), float(y0)])
+    h, w = paint.shape
+    best = None
+    max_pitch = min(0.5 * min(h, w), 2.0 * math.sqrt(n_paint))
+    pitch = 10.0
+    n = 8
+    fr = (np.arange(n) + 0.5) / n - 0.5
+    while pitch <= max_pitch:
+        L = pitch * A
+        a_right, a_lr = L @ np.array([1.0, 0.0]), L @ np.array([0.5, SQRT3_2])
+        H0 = hexlattice.affine_lattice_homography(a_right, a_lr, c0)
+        cells = _cells_on_mask(H0, paint, pitch, min_frac=0.6, near=(c0, 1.8 * pitch))
+        if len(cells) >= 1:
+            offs = np.array([a * a_right + b * a_lr for a in fr for b in fr])
+            sc = hexlattice.outline_score(edges, H0, hexlattice.axial_to_world(cells), offs)
+            mean = sc.mean(axis=0)
+            k = int(np.argmax(mean))
+            if best is None or mean[k] > best[0]:
+                best = (float(mean[k]), pitch, c0 + offs[k], a_right, a_lr)
+        pitch *= 1.06
+    if best is None:
+        return None
+    _, pitch, origin, a_right, a_lr = best
+    H = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
+    ridges = hexlattice.ridge_strength(lab_det[..., 0])
+    cells = _cells_on_mask(H, paint, pitch, min_frac=0.6, near=(c0, 2.5 * pitch))
+    if len(cells):
+        shift = hexlattice.gap_phase(ridges, H, cells)
+        T = np.eye(3)
+        T[:2, 2] = shift
+        H = H @ T
+    for search, radius in ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
+                           (0.05, 99.0)):
+        cells = _cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
+        if len(cells) == 0:
+            return None
+        H, _ = hexlattice.refine_homography(edges, H, cells, search * pitch, steps=7)
+    # relabel so that "right" is the shell vector nearest image +x
+    shell = hexlattice.shell_vectors(np.array([
+        hexlattice.apply_homography(H, np.array([[1.0, 0.0]]))[0]
+        - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
+        hexlattice.apply_homography(H, np.array([[0.5, SQRT3_2]]))[0]
+        - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
+    ]))
+    H = _relabel(H, shell)
+    return H, edges, pitch
+
+
+def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
+    """Compose ``H`` with the lattice rotation that makes world +x point along shell[0]."""
+    o = hexlattice.apply_homography(H, np.zeros((1, 2)))[0]
+    best_k, best_err = 0, np.inf
+    for k in range(6):
+        a = math.radians(60 * k)
+        R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        v = hexlattice.apply_homography(H, (R @ np.array([1.0, 0.0]))[None])[0] - o
+        err = np.hypot(*(v - shell[0]))
+        if err < best_err:
+            best_k, best_err = k, err
+    a = math.radians(60 * best_k)
+    R3 = np.eye(3)
+    R3[:2, :2] = [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+    return H @ R3
+
+
+def _cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
+                   min_frac: float = 0.5, near=None) -> np.ndarray:
+    """Axial cells whose interior is mostly on ``mask`` (plus ``extra`` rings)."""
+    h, w = mask.shape
+    Hinv = np.linalg.inv(H)
+    corners = np.array([[0, 0], [w, 0], [0, h], [w, h]], float)
+    ax = hexlattice.world_to_axial(hexlattice.apply_homography(Hinv, corners))
+    lo = np.floor(ax.min(axis=0)) - 1
+    hi = np.ceil(ax.max(axis=0)) + 1
+    if not np.isfinite(ax).all() or np.any(hi - lo > 400):
+        return np.zeros((0, 2), np.int64)
+    qq, rr = np.mgrid[lo[0]: hi[0] + 1, lo[1]: hi[1] + 1]
+    cells = np.stack([qq.ravel(), rr.ravel()], axis=1).astype(np.int64)
+    world = hexlattice.axial_to_world(cells)
+    centres = hexlattice.apply_homography(H, world)
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (
+        centres[:, 1] < h)
+    if near is not None:
+        inside &= np.hypot(*(centres - near[0]).T) <= near[1]
+    cells, world = cells[inside], world[inside]
+    pts = hexlattice.apply_homography(H, world[:, None] + hexlattice.interior_offsets()[None])
+    frac = hexlattice.sample_bilinear(mask.astype(np.float32), pts).mean(axis=1)
+    keep = frac >= min_frac
+    sel = cells[keep]
+    if extra:
+        have = {tuple(c) for c in sel}
+        ring = set()
+        for q, r in have:
+            for dq, dr in AXIAL_DIRECTIONS:
+                if (q + dq, r + dr) not in have:
+                    ring.add((q + dq, r + dr))
+        if ring:
+            sel = np.concatenate([sel, np.array(sorted(ring), np.int64)])
+    return sel
+
+
+def _sample_segments(image: np.ndarray, H: np.ndarray, cells: np.ndarray):
+    """Median linear RGB ``(N, 6, 3)`` and spread ``(N, 6)`` of each segment."""
+    offs = hexlattice.segment_sample_offsets()  # (6, M, 2)
+    world = hexlattice.axial_to_world(cells)
+    pts = hexlattice.apply_homography(H, world[:, None, None] + offs[None])  # (N,6,M,2)
+    h, w = image.shape[:2]
+    x = np.clip(np.round(pts[..., 0]).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(pts[..., 1]).astype(np.int64), 0, h - 1)
+    bgr = image[y, x].astype(np.float64)  # (N,6,M,3)
+    lin = colour.bgr8_to_linear(bgr)
+    med = np.median(lin, axis=2)
+    lab = colour.linear_to_lab(lin)
+    spread = np.median(np.abs(lab - np.median(lab, axis=2, keepdims=True)).sum(-1), axis=2)
+    inside = ((pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0)
+              & (pts[..., 1] < h)).all(axis=(1, 2))
+    return med, spread, inside
+
+
+def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
+    """Global tile assignment. ``seg_ll (N, 6, 6)`` → (rotation index (N,), conf (N,))."""
+    n = len(cells)
+    # (N, 216): sum over segments of the log-likelihood of that rotation's colours
+    rot_ll = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2)
+    # soft neighbour-matching prior (a laid figure usually matches; never forced)
+    index = {tuple(c): i for i, c in enumerate(cells)}
+    marg = np.exp(seg_ll)  # (N, 6, 6) segment colour posteriors
+    for i, (q, r) in enumerate(cells):
+        for e, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
+            j = index.get((q + dq, r + dr))
+            if j is None:
+                continue
+            other = marg[j, (e + 3) % 6]  # colour posterior of the facing segment
+            rot_ll[i] += prior_bonus * np.log(0.5 * other[ROT_SEGS[:, e]] + 0.5 / 6 + 1e-9)
+    # best rotation per identity, then a global assignment of identities to cells
+    per_id = rot_ll.reshape(n, 36, 6)
+    best_pos = per_id.argmax(axis=2)
+    id_ll = per_id.max(axis=2)
+    if n <= 36:
+        rows, cols = linear_sum_assignment(-id_ll)
+    else:  # more cells than tiles: keep the 36 best-explained
+        rows, cols = linear_sum_assignment(-id_ll)
+    choice = np.full(n, -1)
+    choice[rows] = cols * 6 + best_pos[rows, cols]
+    # confidence: posterior of the chosen rotation among all rotations of the cell
+    post = rot_ll - rot_ll.max(axis=1, keepdims=True)
+    post = np.exp(post)
+    post /= post.sum(axis=1, keepdims=True)
+    conf = np.array([post[i, choice[i]] if choice[i] >= 0 else 0.0 for i in range(n)])
+    return choice, conf, rot_ll
+
+
+def _parse_previous(previous):
+    if previous is None:
+        return None
+    if isinstance(previous, dict):
+        text = previous.get("notation")
+    else:
+        text = str(previous).strip()
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                from engines.errors import FormatError
+
+                raise FormatError(f"--previous: invalid JSON ({exc.msg})") from None
+            text = data.get("notation") if isinstance(data, dict) else None
+    if not isinstance(text, str):
+        from engines.errors import FormatError
+
+        raise FormatError("--previous: expected CARIBO notation or a JSON answer with 'notation'")
+    return parse_board(text)
+
+
+# ----------------------------------------------------------------------------- main
+def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
+    """Read a CARIBO photo (``(H, W, 3)`` uint8 BGR) into the SPEC answer dict.
+
+    ``previous``: the last confirmed state (notation text, JSON text or dict) — the
+    answer then also carries ``added`` and ``explained``. ``calibration``: a
+    :class:`calibration.PaintCalibration` (measured paints) or None for nominal paints.
+    Raises :class:`vision.recognize.NothingFound` when no tiles are visible.
+    """
+    prev_board = _parse_previous(previous)
+    answer, _ = recognize_with_colours(image, calibration=calibration)
+    if prev_board is not None:
+        answer.update(_explain(prev_board, parse_board(answer["notation"])))
+    return answer
+
+
+def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict, np.ndarray]:
+    """Like :func:`recognize` (without tracking), plus the measured segment colours.
+
+    Returns ``(answer, colours)``; ``colours (N, 6, 3)`` is the median linear RGB of
+    segments 1..6 of ``answer["tiles"][i]`` (used to fit a paint calibration).
+    """
+    if image is None or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("image: expected an (H, W, 3) BGR array")
+    small, scale = _detection_image(image)
+    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    paint = _paint_mask(lab_det)
+    found = _find_lattice(lab_det, paint, scale)
+    if found is None:
+        raise NothingFound("no CARIBO tiles found")
+    H_det, edges, pitch = found
+    S = np.diag([1 / scale, 1 / scale, 1.0])
+    H = S @ H_det
+    cand = _cells_on_mask(H_det, paint, pitch, extra=1, min_frac=0.5)
+    if len(cand) == 0:
+        raise NothingFound("no CARIBO tiles found")
+    world = hexlattice.axial_to_world(cand)
+    pts = hexlattice.apply_homography(H_det, world[:, None] + hexlattice.interior_offsets()[None])
+    paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
+    outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
+    med, spread, inside = _sample_segments(image, H, cand)
+    refs = calibration.paints_linear() if calibration is not None else (
+        colour.nominal_paints_linear())
+    seg_ll, gain, centres = colour.classify_paints(
+        med.reshape(-1, 3), refs, fixed_light=calibration is not None)
+    seg_ll = seg_ll.reshape(len(cand), 6, 6)
+    # occupancy: paint inside, a visible outline, uniform segments
+    occ_score = 2.0 * (paint_frac - 0.5) + 0.04 * outline - 0.05 * np.median(spread, axis=1)
+    occupied = (occ_score > 0) & inside
+    if DEBUG is not None:
+        DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
+                     H=H, occupied=occupied, seg_ll=seg_ll)
+    cells = cand[occupied]
+    if len(cells) == 0:
+        raise NothingFound("no CARIBO tiles found")
+    seg_ll = seg_ll[occupied]
+    choice, conf, _ = _decode(seg_ll, cells)
+    keep = choice >= 0
+    cells, choice, conf = cells[keep], choice[keep], conf[keep]
+    tiles = {(int(q), int(r)): ALL_ROTATIONS[int(c)] for (q, r), c in zip(cells, choice,
+                                                                          strict=True)}
+    board = board_from_axial(tiles)
+    grid = _axial_to_grid(list(tiles), board.first_row_shifted)
+    centres_px = hexlattice.apply_homography(H, hexlattice.axial_to_world(cells))
+    seg_rgb = med[occupied][keep]
+    out_tiles = []
+    warnings = []
+    for (q, r), c, p, xy in zip(cells, choice, conf, centres_px, strict=True):
+        row, col = grid[(int(q), int(r))]
+        code = ALL_ROTATIONS[int(c)].code
+        out_tiles.append({"row": row, "col": col, "tile": code,
+                          "center_px": [round(float(xy[0]), 1), round(float(xy[1]), 1)],
+                          "confidence": round(float(p), 4)})
+        if p < UNSURE:
+            warnings.append(f"unsure of tile {code} at row {row}, col {col} (p={p:.2f})")
+    order = sorted(range(len(out_tiles)), key=lambda i: (out_tiles[i]["row"],
+                                                         out_tiles[i]["col"]))
+    out_tiles = [out_tiles[i] for i in order]
+    seg_rgb = seg_rgb[order] if len(order) else seg_rgb
+    overall = float(np.prod(conf)) if len(conf) else 0.0
+    answer = {
+        "game": "caribo",
+        "notation": format_board(board),
+        "tiles": out_tiles,
+        "confidence": round(overall, 4),
+        "warnings": warnings,
+    }
+    return answer, seg_rgb
+
+
+def _axial_to_grid(cells, fs: bool) -> dict[tuple[int, int], tuple[int, int]]:
+    """Axial cell → (row, col) in the grid :func:`board_from_axial` chose."""
+    min_r = min(r for _, r in cells)
+    conv = {(q, r): from_axial(q, r - min_r, fs) for q, r in cells}
+    min_c = min(c for _, c in conv.values())
+    return {cell: (rc[0], rc[1] - min_c) for cell, rc in conv.items()}
+
+
+def _explain(prev, board) -> dict:
+    """Compare with the previous board: which tiles were added (up to rotation/shift)."""
+    fs_p = prev.first_row_shifted
+    fs_b = board.first_row_shifted
+    now = {to_axial(r, c, fs_b): t for (r, c), t in board.tiles.items()}
+    before = {to_axial(r, c, fs_p): t for (r, c), t in prev.tiles.items()}
+    best = None
+    for k in range(6):
+        from engines.caribo import rotate_axial
+
+        rot = {rotate_axial(q, r, k): t.rotated(k) for (q, r), t in before.items()}
+        for (pq, pr), pt in rot.items():
+            for (nq, nr), nt in now.items():
+                if nt != pt:
+                    continue
+                dq, dr = nq - pq, nr - pr
+                moved = {(q + dq, r + dr): t for (q, r), t in rot.items()}
+                same = sum(1 for c, t in moved.items() if now.get(c) == t)
+                if best is None or same > best[0]:
+                    best = (same, moved)
+    grid = _axial_to_grid(list(now), fs_b) if now else {}
+    if best is None:
+        return {"added": [], "explained": False}
+    same, moved = best
+    added_cells = [c for c in now if c not in moved]
+    added = []
+    for c in sorted(added_cells, key=lambda c: grid[c]):
+        row, col = grid[c]
+        added.append({"row": row, "col": col, "tile": now[c].code})
+    explained = same == len(moved) and len(added) == 1
+    if explained:
+        trial = board_from_axial(moved)
+        q, r = added_cells[0]
+        cells_prev = _axial_to_grid(list(moved) + [(q, r)], trial.first_row_shifted)
+        rr, cc = cells_prev[(q, r)]
+        try:
+            ext = board_from_axial({**moved, (q, r): now[(q, r)]})
+            explained = not ext.mismatches() or True
+            explained = _legal_addition(moved, (q, r), now[(q, r)])
+        except ValueError:
+            explained = False
+        del rr, cc
+    return {"added": added, "explained": bool(explained)}
+
+
+def _legal_addition(before: dict, cell, tile: Tile) -> bool:
+    """Whether placing ``tile`` at axial ``cell`` next to ``before`` is a legal move."""
+    board = board_from_axial(before) if before else None
+    if board is None:
+        return True
+    grid = _axial_to_grid(list(before) + [cell], board.first_row_shifted)
+    fs = board.first_row_shifted
+    # rebuild the board in the extended grid so the new cell has valid coordinates
+    ext = {grid[c]: t for c, t in before.items()}
+    from engines.caribo import Board
+
+    b = Board(ext, first_row_shifted=fs)
+    r, c = grid[cell]
+    from engines.caribo import Placement
+
+    try:
+        return b.is_legal(Placement(r, c, tile))
+    except (ValueError, TypeError):
+        return False
+
+
+# ----------------------------------------------------------------------------- overlay
+def write_overlay(image: np.ndarray, answer: dict, path: str) -> None:
+    """Draw the recognised tiles on a copy of ``image`` and write it to ``path`` (PNG).
+
+    Every tile is outlined and labelled with its code; tiles with confidence below
+    :data:`UNSURE` are outlined in red, the others in green.
+    """
+    out = image.copy()
+    tiles = answer.get("tiles", [])
+    if len(tiles) >= 2:
+        cs = np.array([t["center_px"] for t in tiles], float)
+        d = np.sqrt(((cs[:, None] - cs[None]) ** 2).sum(-1))
+        d[d == 0] = np.inf
+        pitch = float(np.median(d.min(axis=1)))
+    else:
+        pitch = 0.08 * max(image.shape[:2])
+    rad = pitch / math.sqrt(3.0) * 0.95
+    for t in tiles:
+        cx, cy = t["center_px"]
+        verts = hexlattice.hex_vertices(rad) + np.array([cx, cy])
+        colour_ = (0, 200, 0) if t["confidence"] >= UNSURE else (0, 0, 255)
+        thick = max(1, int(pitch / 30))
+        cv2.polylines(out, [np.round(verts).astype(np.int32)], True, colour_, thick,
+                      cv2.LINE_AA)
+        fs = max(0.35, pitch / 90)
+        cv2.putText(out, t["tile"], (int(cx - pitch * 0.3), int(cy + pitch * 0.08)),
+                    cv2.FONT_HERSHEY_SIMPLEX, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
+        cv2.putText(out, t["tile"], (int(cx - pitch * 0.3), int(cy + pitch * 0.08)),
+                    cv2.FONT_HERSHEY_SIMPLEX, fs, (255, 255, 255), thick, cv2.LINE_AA)
+    if not cv2.imwrite(str(path), out):
+        raise OSError(f"--overlay: cannot write {path}")
+
+
+__all__ = ["recognize", "write_overlay", "ALL_TILES", "COLOURS"]

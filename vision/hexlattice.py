@@ -1,0 +1,444 @@
+"""Pointy-top hexagonal lattices in photos: estimation, refinement, sampling points.
+
+Conventions
+-----------
+*World* coordinates are on the plane of the tiles' top faces, in units of the lattice
+pitch (one tile width across the flats plus the gap), x right and y down as in the CARIBO
+notation. Axial cell ``(q, r)`` has its centre at world ``(q + r / 2, r * sqrt(3) / 2)``;
+``q`` grows towards edge 2 (right), ``r`` towards edge 3 (lower right), so the axial
+neighbour directions per edge index 0..5 are ``engines.caribo.geometry.AXIAL_DIRECTIONS``.
+
+A *lattice homography* ``H`` (3 × 3, float64) maps homogeneous world points to image
+pixels ``(x, y)`` of the photo it was fitted in. Because every top face lies 10 mm above
+the table on one plane, a single homography describes all of them under any perspective;
+the wooden sides and the table are simply not on that plane and are never sampled.
+
+All functions are plain NumPy/OpenCV over arrays; images are ``(H, W)`` float32 unless
+stated otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+SQRT3 = math.sqrt(3.0)
+
+# world = AXIAL_TO_WORLD @ (q, r)
+AXIAL_TO_WORLD = np.array([[1.0, 0.5], [0.0, SQRT3 / 2.0]])
+WORLD_TO_AXIAL = np.linalg.inv(AXIAL_TO_WORLD)
+
+
+def axial_to_world(cells: np.ndarray) -> np.ndarray:
+    """``(N, 2)`` axial ``(q, r)`` → ``(N, 2)`` world centres (pitch units, y down)."""
+    return np.asarray(cells, dtype=np.float64) @ AXIAL_TO_WORLD.T
+
+
+def world_to_axial(points: np.ndarray) -> np.ndarray:
+    """``(N, 2)`` world points → fractional axial coordinates ``(N, 2)``."""
+    return np.asarray(points, dtype=np.float64) @ WORLD_TO_AXIAL.T
+
+
+def round_axial(frac: np.ndarray) -> np.ndarray:
+    """Nearest hex cell ``(N, 2)`` int of fractional axial coordinates (cube rounding)."""
+    q, r = frac[:, 0], frac[:, 1]
+    s = -q - r
+    rq, rr, rs = np.round(q), np.round(r), np.round(s)
+    dq, dr, ds = np.abs(rq - q), np.abs(rr - r), np.abs(rs - s)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    rq = np.where(fix_q, -rr - rs, rq)
+    rr = np.where(fix_r, -rq - rs, rr)
+    return np.stack([rq, rr], axis=1).astype(np.int64)
+
+
+def apply_homography(H: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Map ``(..., 2)`` points through the 3 × 3 homography ``H``; returns ``(..., 2)``."""
+    p = np.asarray(points, dtype=np.float64)
+    flat = p.reshape(-1, 2)
+    hom = flat @ H[:, :2].T + H[:, 2]
+    out = hom[:, :2] / hom[:, 2:3]
+    return out.reshape(p.shape)
+
+
+def hex_vertices(radius: float) -> np.ndarray:
+    """``(6, 2)`` vertices of a pointy-top hexagon, clockwise from the top tip (y down)."""
+    ang = np.radians(60.0 * np.arange(6))
+    return np.stack([radius * np.sin(ang), -radius * np.cos(ang)], axis=1)
+
+
+def segment_sample_offsets(tile_width: float = 0.97) -> np.ndarray:
+    """World offsets ``(6, M, 2)`` of sample points inside each segment's triangle.
+
+    Segment ``k`` (0-based, SPEC segment ``k + 1``) is the triangle between the centre and
+    vertices ``k`` and ``k + 1``. Points keep away from the spokes (paint boundaries drawn
+    by hand), the centre and the painted rim: radial fraction 0.38-0.74 of the tile,
+    angular fraction 0.25-0.75 within the triangle.
+    """
+    v = hex_vertices(tile_width / SQRT3)
+    rad = np.array([0.38, 0.5, 0.62, 0.74])
+    mix = np.array([0.27, 0.4, 0.5, 0.6, 0.73])
+    out = []
+    for k in range(6):
+        a, b = v[k], v[(k + 1) % 6]
+        pts = [s * (m * a + (1 - m) * b) for s in rad for m in mix]
+        out.append(pts)
+    return np.array(out)
+
+
+def outline_offsets(n_per_edge: int = 6, scale: float = 0.5) -> np.ndarray:
+    """``(6 * n, 2)`` world offsets on the honeycomb outline of a cell (the tile gaps).
+
+    ``scale`` 0.5 places points on the boundary between two neighbouring cells
+    (circumradius ``1 / sqrt(3)`` in pitch units).
+    """
+    v = hex_vertices(2 * scale / SQRT3)
+    t = (np.arange(n_per_edge) + 0.5) / n_per_edge
+    pts = [v[k] * (1 - s) + v[(k + 1) % 6] * s for k in range(6) for s in t]
+    return np.array(pts)
+
+
+def interior_offsets() -> np.ndarray:
+    """``(N, 2)`` world offsets well inside a tile (between centre and outline)."""
+    return np.concatenate([outline_offsets(4, 0.3), outline_offsets(3, 0.15)], axis=0)
+
+
+def sample_bilinear(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``image`` (``(H, W)`` or ``(H, W, C)``) at ``(..., 2)`` points.
+
+    Points outside the image are clamped to the border.
+    """
+    h, w = image.shape[:2]
+    p = np.asarray(points, dtype=np.float32)
+    x = np.clip(p[..., 0], 0, w - 1.001)
+    y = np.clip(p[..., 1], 0, h - 1.001)
+    x0 = x.astype(np.int32)
+    y0 = y.astype(np.int32)
+    fx = x - x0
+    fy = y - y0
+    if image.ndim == 3:
+        fx = fx[..., None]
+        fy = fy[..., None]
+    a = image[y0, x0]
+    b = image[y0, x0 + 1]
+    c = image[y0 + 1, x0]
+    d = image[y0 + 1, x0 + 1]
+    top = a * (1 - fx) + b * fx
+    bot = c * (1 - fx) + d * fx
+    return top * (1 - fy) + bot * fy
+
+
+def edge_strength(lab: np.ndarray) -> np.ndarray:
+    """Colour gradient magnitude ``(H, W)`` float32 of an ``(H, W, 3)`` Lab image."""
+    g = np.zeros(lab.shape[:2], np.float32)
+    for ch in range(3):
+        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
+        g += gx * gx + gy * gy
+    return np.sqrt(g)
+
+
+def lattice_peaks(signal: np.ndarray, mask: np.ndarray, min_dist: float, max_dist: float,
+                  count: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised autocorrelation peaks of ``signal`` inside ``mask``.
+
+    Returns ``(vectors (K, 2) float (dx, dy) px, heights (K,))`` of local maxima at
+    distances ``min_dist..max_dist``, one of each ± pair (``dy > 0`` or ``dy == 0, dx > 0``),
+    strongest first.
+    """
+    m = mask.astype(np.float32)
+    s = signal.astype(np.float32) * m
+    if m.sum() < 1:
+        return np.zeros((0, 2)), np.zeros(0)
+    s = (s - s.sum() / m.sum()) * m
+    h, w = s.shape
+    fh, fw = cv2.getOptimalDFTSize(2 * h), cv2.getOptimalDFTSize(2 * w)
+    fs = np.fft.rfft2(s, (fh, fw))
+    fm = np.fft.rfft2(m, (fh, fw))
+    ac = np.fft.irfft2(fs * np.conj(fs), (fh, fw))
+    am = np.fft.irfft2(fm * np.conj(fm), (fh, fw))
+    ac = np.fft.fftshift(ac)
+    am = np.fft.fftshift(am)
+    cy, cx = fh // 2, fw // 2
+    r = int(math.ceil(max_dist)) + 2
+    ac = ac[cy - r: cy + r + 1, cx - r: cx + r + 1]
+    am = am[cy - r: cy + r + 1, cx - r: cx + r + 1]
+    norm = ac / np.maximum(am, 0.25 * am.max()) * (am.max() / max(ac[r, r], 1e-9))
+    yy, xx = np.mgrid[-r: r + 1, -r: r + 1]
+    dist = np.hypot(xx, yy)
+    valid = (dist >= min_dist) & (dist <= max_dist) & ((yy > 0) | ((yy == 0) & (xx > 0)))
+    local = norm == ndimage.maximum_filter(norm, size=max(3, int(min_dist * 0.4) | 1))
+    idx = np.flatnonzero((local & valid).ravel())
+    if idx.size == 0:
+        return np.zeros((0, 2)), np.zeros(0)
+    heights = norm.ravel()[idx]
+    order = np.argsort(-heights)[:count]
+    idx = idx[order]
+    vec = np.stack([xx.ravel()[idx], yy.ravel()[idx]], axis=1).astype(np.float64)
+    # sub-pixel refinement by a parabola fit on each axis
+    for i, j in enumerate(idx):
+        y0, x0 = divmod(int(j), norm.shape[1])
+        if 0 < x0 < norm.shape[1] - 1:
+            a, b, c = norm[y0, x0 - 1], norm[y0, x0], norm[y0, x0 + 1]
+            den = a - 2 * b + c
+            if den < 0:
+                vec[i, 0] += 0.5 * (a - c) / den
+        if 0 < y0 < norm.shape[0] - 1:
+            a, b, c = norm[y0 - 1, x0], norm[y0, x0], norm[y0 + 1, x0]
+            den = a - 2 * b + c
+            if den < 0:
+                vec[i, 1] += 0.5 * (a - c) / den
+    return vec, norm.ravel()[idx]
+
+
+def _value_at(vectors: np.ndarray, heights: np.ndarray, v: np.ndarray, tol: float) -> float:
+    """Height of the peak (±) nearest to ``v`` within ``tol`` px, else 0."""
+    if len(vectors) == 0:
+        return 0.0
+    d1 = np.hypot(*(vectors - v).T)
+    d2 = np.hypot(*(vectors + v).T)
+    d = np.minimum(d1, d2)
+    i = int(np.argmin(d))
+    return float(heights[i]) if d[i] <= tol else 0.0
+
+
+def choose_hex_basis(vectors: np.ndarray, heights: np.ndarray) -> np.ndarray | None:
+    """Pick two autocorrelation peaks spanning a hexagonal lattice, or None.
+
+    A hexagonal lattice (under any affine view) has a first shell ``±p, ±q, ±(p - q)``
+    (with the right signs); candidate pairs are scored by the three peak heights, and
+    among good pairs (≥ 75 % of the best score) the one with the smallest cell wins, so
+    a super-lattice is never preferred over the true one. Returns ``(2, 2)`` rows p, q.
+    """
+    best = []
+    n = len(vectors)
+    for i in range(n):
+        for j in range(i + 1, n):
+            p, q = vectors[i], vectors[j]
+            area = abs(p[0] * q[1] - p[1] * q[0])
+            lp, lq = np.hypot(*p), np.hypot(*q)
+            if area < 0.35 * lp * lq:  # nearly parallel
+                continue
+            if max(lp, lq) > 2.2 * min(lp, lq):
+                continue
+            for third in (p - q, p + q):
+                lt = np.hypot(*third)
+                if lt > 1.6 * max(lp, lq) or lt < 0.45 * min(lp, lq):
+                    continue
+                tol = 0.12 * min(lp, lq) + 1.0
+                h3 = _value_at(vectors, heights, third, tol)
+                if h3 <= 0:
+                    continue
+                score = heights[i] + heights[j] + h3
+                best.append((score, area, np.array([p, q])))
+    if not best:
+        return None
+    top = max(b[0] for b in best)
+    good = [b for b in best if b[0] >= 0.75 * top]
+    good.sort(key=lambda b: (round(b[1] / 5.0), -b[0]))
+    return good[0][2]
+
+
+def shell_vectors(basis: np.ndarray) -> np.ndarray:
+    """The six first-shell vectors ``(6, 2)`` of the lattice spanned by ``basis``.
+
+    Ordered clockwise on screen (y down) starting from the one pointing most to the right:
+    index 0 = towards edge 2 (right), 1 = edge 3 (lower right), ... 5 = edge 1.
+    """
+    p, q = basis
+    cands = [p, q, p - q, -p, -q, q - p, p + q, -(p + q)]
+    # keep the six shortest that form the first shell
+    cands = sorted(cands, key=lambda v: float(np.hypot(*v)))[:6]
+    cands = np.array(cands)
+    ang = np.arctan2(cands[:, 1], cands[:, 0])
+    order = np.argsort(ang)
+    cands = cands[order]
+    ang = ang[order]
+    start = int(np.argmin(np.abs(ang)))
+    return np.roll(cands, -start, axis=0)
+
+
+def affine_lattice_homography(a_right: np.ndarray, a_lower_right: np.ndarray,
+                              origin: np.ndarray) -> np.ndarray:
+    """The homography (affine) with centre(q, r) = origin + q·a_right + r·a_lower_right."""
+    A = np.array([[a_right[0], a_lower_right[0], origin[0]],
+                  [a_right[1], a_lower_right[1], origin[1]],
+                  [0.0, 0.0, 1.0]])
+    W2A = np.eye(3)
+    W2A[:2, :2] = WORLD_TO_AXIAL
+    return A @ W2A
+
+
+def outline_score(edges: np.ndarray, H: np.ndarray, centres_world: np.ndarray,
+                  shifts_px: np.ndarray) -> np.ndarray:
+    """Outline-vs-interior edge contrast ``(N, S)`` of cells shifted by image offsets.
+
+    ``centres_world (N, 2)``; ``shifts_px (S, 2)`` image translations tried for each cell.
+    The score is the mean edge strength on the honeycomb outline minus that in the
+    interior, sampled in ``edges`` (``(H, W)``, same pixel frame as ``H``).
+    """
+    out = outline_offsets(8)
+    inn = interior_offsets()
+    po = apply_homography(H, centres_world[:, None, :] + out[None])  # (N, M, 2)
+    pi = apply_homography(H, centres_world[:, None, :] + inn[None])
+    po = po[:, None] + shifts_px[None, :, None, :]
+    pi = pi[:, None] + shifts_px[None, :, None, :]
+    so = sample_bilinear(edges, po)
+    si = sample_bilinear(edges, pi)
+    # a robust outline mean: the tile gap is visible on most but not all edges
+    so_sorted = np.sort(so, axis=-1)
+    k = so.shape[-1]
+    o = so_sorted[..., k // 4:].mean(axis=-1)
+    return o - si.mean(axis=-1)
+
+
+def refine_homography(edges: np.ndarray, H: np.ndarray, cells: np.ndarray,
+                      search: float, steps: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """Shift every cell to its best outline position, then refit the homography.
+
+    ``cells (N, 2)`` axial; ``search`` is the half-width of the square of tried shifts in
+    pixels. Returns ``(H_new, per-cell best scores (N,))``. Needs ≥ 4 cells to refit;
+    otherwise only a common translation is applied.
+    """
+    world = axial_to_world(cells)
+    lin = np.linspace(-search, search, steps)
+    shifts = np.stack(np.meshgrid(lin, lin), axis=-1).reshape(-1, 2)
+    scores = outline_score(edges, H, world, shifts)
+    best = np.argmax(scores, axis=1)
+    moved = apply_homography(H, world) + shifts[best]
+    best_scores = scores[np.arange(len(cells)), best]
+    if len(cells) >= 6:
+        Hn, inl = cv2.findHomography(world, moved, cv2.RANSAC, max(1.0, search * 0.6))
+        if Hn is not None and np.isfinite(Hn).all():
+            return Hn, best_scores
+    if len(cells) >= 3:
+        A, _ = cv2.estimateAffine2D(world, moved)
+        if A is not None:
+            Hn = np.vstack([A, [0, 0, 1]])
+            return Hn, best_scores
+    shift = np.median(shifts[best], axis=0)
+    T = np.eye(3)
+    T[:2, 2] = shift
+    return T @ H, best_scores
+
+
+def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180) -> np.ndarray | None:
+    """The three dominant edge-line directions ``(3, 2)`` (unit vectors) inside ``mask``.
+
+    Colour gradients of the ``(H, W, 3)`` Lab image are pooled per pixel (structure
+    tensor over the channels); their orientations, weighted by strength, are histogrammed
+    modulo 180°. A hexagonal pattern under any affine view shows three peaks (tile
+    outlines and paint spokes share the same three directions). Returns None when three
+    separated peaks are not found.
+    """
+    jxx = np.zeros(lab.shape[:2], np.float32)
+    jyy = np.zeros_like(jxx)
+    jxy = np.zeros_like(jxx)
+    for ch in range(3):
+        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
+        jxx += gx * gx
+        jyy += gy * gy
+        jxy += gx * gy
+    m = mask.astype(bool)
+    a, b, c = jxx[m], jyy[m], jxy[m]
+    theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
+    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    if strength.size == 0 or strength.sum() <= 0:
+        return None
+    # line direction = gradient orientation + 90°
+    ang = (np.degrees(theta) + 90.0) % 180.0
+    hist, _ = np.histogram(ang, bins=bins, range=(0, 180), weights=np.sqrt(strength))
+    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    ext = np.concatenate([hist[-6:], hist, hist[:6]])
+    smooth = np.convolve(ext, k / k.sum(), mode="same")[6:-6]
+    peaks = []
+    order = np.argsort(-smooth)
+    for i in order:
+        deg = (i + 0.5) * 180.0 / bins
+        if all(min(abs(deg - p), 180 - abs(deg - p)) > 25 for p in peaks):
+            if smooth[i] == smooth[max(0, i - 1)] or smooth[i] >= smooth[i - 1]:
+                peaks.append(deg)
+        if len(peaks) == 3:
+            break
+    if len(peaks) < 3:
+        return None
+    if smooth[int(peaks[2] / 180 * bins) % bins] < 0.15 * smooth.max():
+        return None
+    rad = np.radians(peaks)
+    return np.stack([np.cos(rad), np.sin(rad)], axis=1)
+
+
+def affine_from_directions(dirs: np.ndarray) -> np.ndarray | None:
+    """A 2 × 2 linear map (world → image, unit pitch scale 1) whose three world edge
+    directions ``(0, 1)``, ``(√3/2, 1/2)``, ``(-√3/2, 1/2)`` land on ``dirs``.
+
+    The map is fixed up to scale by the three directions; the assignment of directions
+    is chosen so the map keeps orientation (a camera never mirrors). Scale: the image
+    length of world ``(0, 1)`` is 1.
+    """
+    wv = np.array([0.0, 1.0])
+    wa = np.array([SQRT3 / 2, 0.5])
+    wb = np.array([-SQRT3 / 2, 0.5])
+    W = np.stack([wa, wb], axis=1)
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        uv, ua, ub = dirs[perm[0]], dirs[perm[1]], dirs[perm[2]]
+        M = np.stack([ua, ub], axis=1)
+        if abs(np.linalg.det(M)) < 1e-6:
+            continue
+        lam = np.linalg.solve(M, uv)  # uv = la*ua + lb*ub
+        A = np.stack([lam[0] * ua, lam[1] * ub], axis=1) @ np.linalg.inv(W)
+        if np.linalg.det(A) > 1e-9:
+            return A / np.hypot(*(A @ wv))
+    return None
+
+
+def ridge_strength(gray: np.ndarray, sigma: float = 1.0) -> np.ndarray:
+    """Thin-line (ridge or valley) strength ``(H, W)`` float32 of a grey image.
+
+    The largest absolute Hessian eigenvalue at scale ``sigma`` px: high on narrow lines
+    such as the gaps between tiles, zero in the middle of a plain step edge (a boundary
+    between two paints).
+    """
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), sigma)
+    dxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
+    dyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
+    dxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
+    tr = 0.5 * (dxx + dyy)
+    disc = np.sqrt(0.25 * (dxx - dyy) ** 2 + dxy * dxy)
+    return np.maximum(np.abs(tr + disc), np.abs(tr - disc))
+
+
+def spoke_offsets(n: int = 5) -> np.ndarray:
+    """``(6 * n, 2)`` world offsets along the six spokes (centre → vertices), 0.25-0.85 R."""
+    v = hex_vertices(1.0 / SQRT3)
+    t = np.linspace(0.25, 0.85, n)
+    return np.array([vk * s for vk in v for s in t])
+
+
+VERTEX_COSETS = np.array([[0.0, 0.0], [0.0, -1.0 / SQRT3], [0.5, -0.5 / SQRT3]])
+"""World shifts between a cell centre and the two kinds of honeycomb vertex: the three
+phases an outline search alone cannot tell apart (all lie on the same line pattern)."""
+
+
+def gap_phase(ridges: np.ndarray, H: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Which of :data:`VERTEX_COSETS` puts the cell outlines on the tile gaps.
+
+    Returns the world shift ``(2,)`` to apply to the lattice origin: the coset whose
+    outlines are most ridge-like relative to its spokes (gaps are thin lines; spokes are
+    paint steps).
+    """
+    world = axial_to_world(cells)
+    out = outline_offsets(8)
+    sp = spoke_offsets()
+    best, best_s = VERTEX_COSETS[0], -np.inf
+    for shift in VERTEX_COSETS:
+        po = apply_homography(H, world[:, None] + shift + out[None])
+        ps = apply_homography(H, world[:, None] + shift + sp[None])
+        s = sample_bilinear(ridges, po).mean() - sample_bilinear(ridges, ps).mean()
+        if s > best_s:
+            best, best_s = shift, s
+    return best
