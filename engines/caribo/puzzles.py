@@ -235,6 +235,7 @@ def library_shapes() -> list[tuple[str, str, set[tuple[int, int]] | str]]:
         ("parallelogram-6x6", "a 6 by 6 rhombus (36, the whole set)", _parallelogram(6, 6)),
         ("triangle-8", "triangle of 36 tiles (the whole set)", _triangle(8)),
         ("rectangle-6x6", "a 6 by 6 brick rectangle (36, the whole set)", _offset_rect(6, 6)),
+        ("hexagon-37-hole", "a hexagon of 37 without its centre (36)", _hexagon(3) - {(0, 0)}),
         ("star-19", "a 7-hexagon with six spikes of two tiles", star),
     ]
 

@@ -48,7 +48,14 @@ class SolveResult:
 
 class _Search:
     def __init__(
-        self, figure: Figure, available: int, node_limit: int | None, seed: int | None = None
+        self,
+        figure: Figure,
+        available: int,
+        node_limit: int | None,
+        seed: int | None = None,
+        *,
+        tile_branch_max: int = 3,
+        singles_first: bool = False,
     ) -> None:
         cells = sorted(figure.cells)
         index = {cell: i for i, cell in enumerate(cells)}
@@ -77,6 +84,10 @@ class _Search:
         self.node_limit = node_limit
         self.aborted = False
         self.rank = None
+        self.tile_branching = True
+        self.tile_branch_max = tile_branch_max
+        self.singles_first = singles_first
+        self.tile_order = [t for t in range(36) if available >> t & 1]
         self.supply = dict.fromkeys(COLOURS, 0)
         for t in iter_bits(available):
             for colour, k in TILE_COLOUR_COUNTS[t]:
@@ -121,6 +132,7 @@ class _Search:
         need = dict.fromkeys(COLOURS, 0) if exact else None
         free = 0
         nbr = self.nbr
+        open_domains = []
         for i in range(self.n):
             if assigned[i] >= 0:
                 continue
@@ -139,6 +151,7 @@ class _Search:
             if exact:
                 union |= m
                 free += 6 - self.degree[i]
+                open_domains.append((i, m))
             key = (m.bit_count(), -filled, -self.degree[i])
             if best_key is None or key < best_key:
                 best_key, best_i, best_mask = key, i, m
@@ -162,11 +175,33 @@ class _Search:
                     tm = TILE_ROTATIONS_MASK[t] & self.avail_rot
                     if tm and not (union & tm):
                         return False
-        if self.rank is None:
-            order = iter_bits(best_mask)
-        else:
-            order = sorted(iter_bits(best_mask), key=self.rank.__getitem__)
-        for bit in order:
+        options = None
+        if exact and self.tile_branching:
+            # The dual view: a remaining tile with fewer possible (cell, rotation) pairs
+            # than the best cell has candidates is branched on instead (it must be used).
+            best_count = best_key[0]
+            for t in self.tile_order:
+                tm = TILE_ROTATIONS_MASK[t] & self.avail_rot
+                if not tm:
+                    continue
+                count = 0
+                for _, m in open_domains:
+                    count += (m & tm).bit_count()
+                    if count >= best_count:
+                        break
+                if count < best_count and (count <= self.tile_branch_max or
+                                           (self.singles_first and t < 6)):
+                    best_count = count
+                    options = [(i, bit) for i, m in open_domains for bit in iter_bits(m & tm)]
+                    if count <= 1:
+                        break
+        if options is None:
+            if self.rank is None:
+                order = iter_bits(best_mask)
+            else:
+                order = sorted(iter_bits(best_mask), key=self.rank.__getitem__)
+            options = [(best_i, bit) for bit in order]
+        for best_i, bit in options:
             tile_rots = TILE_ROTATIONS_MASK[bit // 6]
             assigned[best_i] = bit
             saved = self.avail_rot
@@ -185,6 +220,15 @@ class _Search:
         return False
 
 
+PORTFOLIO = (
+    {"tile_branch_max": 3, "singles_first": False},
+    {"tile_branch_max": 3, "singles_first": True},
+)
+"""Search configurations tried in turn with growing node budgets (restarts)."""
+FIRST_BUDGET = 2_000
+BUDGET_GROWTH = 4
+
+
 def solve(
     figure: Figure,
     tiles: Iterable[Tile] | None = None,
@@ -196,12 +240,32 @@ def solve(
 
     Returns a :class:`SolveResult` whose ``board`` is in the figure's grid (so it prints
     with the figure's rows and columns) or ``None`` when no filling exists
-    (``complete=True``) or the ``node_limit`` was hit (``complete=False``).
+    (``complete=True``) or the ``node_limit`` (total over all runs) was hit
+    (``complete=False``).  The search runs the :data:`PORTFOLIO` configurations in
+    turn with node budgets growing by :data:`BUDGET_GROWTH`; each run is exhaustive
+    within its budget, so the first run that finishes decides: a filling, or a proof
+    that none exists.  ``nodes`` counts the nodes of all runs.
     """
     available = (1 << 36) - 1 if tiles is None else hand_mask(tiles)
-    search = _Search(figure, available, node_limit, seed)
     start = time.perf_counter()
-    found = search.run()
+    total = 0
+    budget = FIRST_BUDGET
+    search = None
+    found = False
+    done = False
+    while not done:
+        for config in PORTFOLIO:
+            limit = budget if node_limit is None else min(budget, node_limit - total)
+            if limit <= 0:
+                done = True
+                break
+            search = _Search(figure, available, limit, seed, **config)
+            found = search.run()
+            total += search.nodes
+            if found or not search.aborted:
+                done = True
+                break
+        budget *= BUDGET_GROWTH
     seconds = time.perf_counter() - start
     board = None
     if found:
@@ -212,4 +276,5 @@ def solve(
             height=figure.height,
             width=figure.width,
         )
-    return SolveResult(board, search.nodes, seconds, complete=found or not search.aborted)
+    complete = found or (search is not None and not search.aborted)
+    return SolveResult(board, total, seconds, complete=complete)
