@@ -114,6 +114,11 @@ def test_problems_name_cells_edges_and_colours():
         (((1, 0), (1, 1)), 2, ("S", "W")),
     }
     assert all(len(p.colours) == 2 and p.colours[0] != p.colours[1] for p in mism)
+    # the same problems, seen from any rotation of the table
+    board = parse_board("S,12WS - e34WS,W")
+    for k in range(6):
+        turned = check_solution(board.rotated(k))
+        assert sorted(p.kind for p in turned) == kinds
 
 
 def test_solution_against_figure_in_any_rotation():

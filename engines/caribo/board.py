@@ -134,6 +134,7 @@ class Board:
         "_touch",
         "_stack",
         "_used",
+        "duplicates",
     )
 
     def __init__(
@@ -144,16 +145,33 @@ class Board:
         height: int | None = None,
         width: int | None = None,
         open_cells: Iterable[Cell] = (),
+        allow_duplicates: bool = False,
     ) -> None:
+        """Lay ``tiles`` (no rule checks: any matching or not, any shape).
+
+        A physical tile given twice raises :class:`DuplicateTileError`, unless
+        ``allow_duplicates`` (a photo or a hand-written board may show the impossible):
+        then the later copies are laid too and listed in ``duplicates`` as
+        ``(first cell, duplicate cell, tile)``.
+        """
         self.first_row_shifted = bool(first_row_shifted)
+        self.duplicates: tuple[tuple[Cell, Cell, Tile], ...] = ()
         self.open_cells: frozenset[Cell] = frozenset(open_cells)
         self._tiles: dict[Cell, Tile] = {}
         self._segs: dict[Cell, tuple[str, ...]] = {}
         self._touch: dict[Cell, int] = {}
         self._stack: list[Placement] = []
         self._used = 0
-        for cell, tile in (tiles or {}).items():
+        first_cell: dict[tuple[str, str], Cell] = {}
+        dups = []
+        for cell in sorted(tiles or {}):
+            tile = tiles[cell]
+            if tile.identity in first_cell and allow_duplicates:
+                dups.append((first_cell[tile.identity], cell, tile))
+                self._used &= ~(1 << TILE_ID[tile.identity])  # lay the copy as well
+            first_cell.setdefault(tile.identity, cell)
             self._put(cell, tile)
+        self.duplicates = tuple(dups)
         self._stack.clear()
         cells = list(self._tiles) + list(self.open_cells)
         self.height = height if height is not None else max((r + 1 for r, _ in cells), default=0)
@@ -227,6 +245,7 @@ class Board:
         new._touch = dict(self._touch)
         new._stack = list(self._stack)
         new._used = self._used
+        new.duplicates = self.duplicates
         return new
 
     # -- geometry ---------------------------------------------------------------------
@@ -453,14 +472,16 @@ class Board:
             moved[(q, rr)] = tile.rotated(k)
         for r, c in self.open_cells:
             opens.append(rotate_axial(*to_axial(r, c, fs), k))
-        return board_from_axial(moved, opens)
+        return board_from_axial(moved, opens, allow_duplicates=bool(self.duplicates))
 
     def normalized(self) -> Board:
         """The same tiles in the tightest grid (see :func:`board_from_axial`)."""
         return self.rotated(0)
 
 
-def board_from_axial(tiles: Mapping[tuple[int, int], Tile], open_cells=()) -> Board:
+def board_from_axial(
+    tiles: Mapping[tuple[int, int], Tile], open_cells=(), *, allow_duplicates: bool = False
+) -> Board:
     """A board from axial cells: the smallest grid, first row not indented if possible."""
     cells = list(tiles) + list(open_cells)
     if not cells:
@@ -481,4 +502,11 @@ def board_from_axial(tiles: Mapping[tuple[int, int], Tile], open_cells=()) -> Bo
         grid_tiles[(r, c - min_c)] = tile
     opens = [(conv[cell][0], conv[cell][1] - min_c) for cell in open_cells]
     height = max(r for _, r in cells) - min_r + 1
-    return Board(grid_tiles, first_row_shifted=fs, height=height, width=width, open_cells=opens)
+    return Board(
+        grid_tiles,
+        first_row_shifted=fs,
+        height=height,
+        width=width,
+        open_cells=opens,
+        allow_duplicates=allow_duplicates,
+    )

@@ -79,8 +79,8 @@ def parse_board(text: str) -> Board:
     """Parse notation with tile codes (``0``, ``1`` and codes allowed) into a :class:`Board`.
 
     ``1`` cells are kept as ``Board.open_cells`` (cells of a figure not filled yet).
-    A physical tile written twice is *not* an error here (``check`` reports it); the
-    board then keeps the first occurrence and the duplicates in ``duplicates``.
+    A physical tile written twice is *not* an error here (``check`` reports it); all
+    copies are laid and listed in ``Board.duplicates``.
     """
     fs, rows = _split_grid(text, "board")
     tiles: dict[Cell, Tile] = {}
@@ -98,39 +98,19 @@ def parse_board(text: str) -> Board:
                 raise CellValueError(str(exc), r, c) from None
     height = len(rows)
     width = len(rows[0]) if rows else 0
-    return _board_allowing_duplicates(tiles, fs, height, width, opens)
-
-
-class _LaidBoard(Board):
-    """A parsed board that may hold a physical tile more than once (as laid on a table)."""
-
-    __slots__ = ("duplicates",)
-
-
-def _board_allowing_duplicates(tiles, fs, height, width, opens) -> Board:
-    seen: dict[tuple[str, str], Cell] = {}
-    first: dict[Cell, Tile] = {}
-    dups: list[tuple[Cell, Cell, Tile]] = []
-    for cell in sorted(tiles):
-        tile = tiles[cell]
-        if tile.identity in seen:
-            dups.append((seen[tile.identity], cell, tile))
-        else:
-            seen[tile.identity] = cell
-            first[cell] = tile
-    if not dups:
-        return Board(first, first_row_shifted=fs, height=height, width=width, open_cells=opens)
-    board = _LaidBoard(first, first_row_shifted=fs, height=height, width=width, open_cells=opens)
-    board.duplicates = tuple(dups)
-    for _, cell, tile in dups:  # keep them visible for printing / matching checks
-        board._tiles[cell] = tile
-        board._segs[cell] = tile.segments
-    return board
+    return Board(
+        tiles,
+        first_row_shifted=fs,
+        height=height,
+        width=width,
+        open_cells=opens,
+        allow_duplicates=True,
+    )
 
 
 def duplicates_of(board: Board) -> tuple[tuple[Cell, Cell, Tile], ...]:
     """``(first cell, duplicate cell, tile)`` for physical tiles written twice."""
-    return getattr(board, "duplicates", ())
+    return board.duplicates
 
 
 def _grid_extent(cells: Iterable[Cell], fs: bool, height: int, width: int):
