@@ -125,3 +125,18 @@ def test_moves_in_given_grid(cli):
     ]
     none = cli("caribo", "moves", SEED_ROWS, "--hand", "GY")
     assert none.code == 0 and none.json() == []
+
+
+def test_suggest(cli):
+    opening = cli("caribo", "suggest", "", "--hand", "S,WS")
+    assert opening.code == 0
+    assert opening.json()["move"] == {"row": 0, "col": 0, "tile": "S"}
+    move = cli("caribo", "suggest", SEED_ROWS, "--hand", "GY,S,RW").json()["move"]
+    assert move in cli("caribo", "moves", SEED_ROWS, "--hand", "GY,S,RW").json()
+    forced = cli("caribo", "suggest", SEED_ROWS, "--hand", "GY")
+    assert forced.code == 0 and forced.json()["move"] == "pass"
+    assert_malformed(cli("caribo", "suggest", "S", "--hand", "S"), "--hand")
+    # the whole set on the table: nothing to suggest
+    full = cli("caribo", "solve", "--name", "butterfly").json()["solution"]
+    over = cli("caribo", "suggest", full, "--hand", "")
+    assert over.code == 1 and over.json()["move"] is None

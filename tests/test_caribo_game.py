@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engines.caribo import Placement, Tile
+from engines.caribo import ALL_TILES, Placement, Tile
 from engines.caribo.game import (
     BLACK_ID,
     PASS,
@@ -198,3 +198,24 @@ def test_match_rules_for_draws_and_losers():
     assert match.is_over() and match.winner() is None  # 1:1 after five games: drawn
     match.results = [1, 1, None, 1]
     assert match.is_over() and match.winner() == 1
+
+
+def test_from_position_continues_a_laid_board():
+    from engines.caribo import parse_board
+    from engines.caribo.errors import DuplicateTileError
+
+    board = parse_board("0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,23SB,61BS,34GS")
+    mine = [Tile.from_identity(x) for x in ("GY", "S", "RW")]
+    rest = [t for t in ALL_TILES if not board.contains_tile(t) and t.identity not in
+            {m.identity for m in mine}]
+    game = CariboGame.from_position(board, [mine, rest], 0)
+    assert {m.tile.code for m in game.legal_moves()} == {"S"}
+    game.push(next(iter(game.legal_moves())))
+    assert len(board) == 9 and len(game.board) == 10  # the given board is not changed
+    game.pop()
+    with pytest.raises(IndexError):
+        game.pop()  # the laid tiles have no history
+    with pytest.raises(DuplicateTileError):
+        CariboGame.from_position(board, [mine, rest + [mine[0]]], 0)
+    with pytest.raises(ValueError):
+        CariboGame.from_position(board, [mine, rest[1:]], 0)

@@ -9,6 +9,11 @@
 * ``moves BOARD --hand CODES`` prints the list of legal placements ``{"row","col","tile"}``
   in BOARD's grid (empty BOARD: the opening at row 0, col 0); an empty list (the player
   must pass) is still an answer (exit 0).
+* ``suggest BOARD --hand CODES``: the suggested move of a 2-player open-hand game for
+  the player holding CODES (the opponent holds every other tile not on BOARD):
+  ``{"move": {"row","col","tile"} | "pass", "value": v}``; ``{"move": null}`` and exit
+  1 when the game is over.  On an empty BOARD without ``S`` in the hand the mover opens
+  with any tile (championship games 2+).
 * ``figures`` lists the library (name, cells, figure notation).
 
 Arguments are literal or ``@file``; malformed input exits 2 with one line on stderr
@@ -17,10 +22,13 @@ naming the argument, the 0-based row/col and the reason.
 
 from __future__ import annotations
 
+from engines.caribo.board import Placement, hand_mask
 from engines.caribo.errors import DuplicateTileError
+from engines.caribo.game import BLACK_ID, CariboGame
 from engines.caribo.notation import duplicates_of, parse_board, parse_figure
 from engines.caribo.puzzles import check_solution, library
 from engines.caribo.solver import solve
+from engines.caribo.strategy import ranked_moves, suggest_move
 from engines.caribo.tiles import parse_hand
 from engines.errors import FormatError
 
@@ -49,6 +57,13 @@ def register(sub) -> None:
         "--hand", required=True, metavar="CODES", help="tiles, e.g. S,WS,34BR (or @file)"
     )
     m.set_defaults(func=run_moves)
+
+    g = actions.add_parser(
+        "suggest", help="suggested move in a 2-player game (the other hand is the rest)"
+    )
+    g.add_argument("board", metavar="BOARD", help='board notation ("" = empty), or @file')
+    g.add_argument("--hand", required=True, metavar="CODES", help="the mover's tiles (or @file)")
+    g.set_defaults(func=run_suggest)
 
     f = actions.add_parser("figures", help="list the figure library")
     f.set_defaults(func=run_figures)
@@ -112,6 +127,30 @@ def run_moves(args) -> int:
     except DuplicateTileError as exc:
         raise UsageError(f"--hand: {str(exc).removeprefix('hand: ')}") from None
     emit([p.to_json() for p in placements])
+    return EXIT_OK
+
+
+def run_suggest(args) -> int:
+    """2-player open-hand game: the opponent holds every tile not on BOARD or in --hand."""
+    board = _parse(parse_board, read_argument(args.board, "BOARD"), "BOARD")
+    if board.duplicates:
+        first, dup, tile = board.duplicates[0]
+        raise UsageError(f"BOARD: tile {tile.identity_code} is on the board twice")
+    hand = _parse(parse_hand, read_argument(args.hand, "--hand"), "--hand")
+    mine = hand_mask(hand)
+    if mine & board.used_mask:
+        raise UsageError("--hand: a tile of the hand is already on the board")
+    rest = ((1 << 36) - 1) & ~mine & ~board.used_mask
+    opening_any = len(board) == 0 and not mine >> BLACK_ID & 1
+    game = CariboGame.from_position(board, [mine, rest], 0, open_with_any=opening_any)
+    if game.is_over():
+        emit({"move": None, "value": None})
+        return EXIT_NEGATIVE
+    ranked = ranked_moves(game)
+    best = suggest_move(game)
+    value = dict(ranked)[best]
+    move = best.to_json() if isinstance(best, Placement) else "pass"
+    emit({"move": move, "value": value})
     return EXIT_OK
 
 

@@ -58,8 +58,12 @@ EDGE_COLOUR_MASK: tuple[dict[str, int], ...] = tuple(
 del _i, _t
 
 
-def hand_mask(tiles: Iterable[Tile | int]) -> int:
-    """Bitset (36 bits) of the physical tiles in ``tiles`` (Tiles or ids)."""
+def hand_mask(tiles: Iterable[Tile | int] | int) -> int:
+    """Bitset (36 bits) of the physical tiles in ``tiles`` (Tiles or ids, or a mask)."""
+    if isinstance(tiles, int):
+        if not 0 <= tiles < 1 << 36:
+            raise ValueError(f"hand mask {tiles!r} is not a 36-bit set")
+        return tiles
     mask = 0
     for t in tiles:
         mask |= 1 << (t if isinstance(t, int) else TILE_ID[t.identity])

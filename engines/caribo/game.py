@@ -30,7 +30,7 @@ from engines.errors import IllegalMoveError
 from engines.game import GameState
 
 from .board import Board, Placement, hand_mask, iter_bits
-from .errors import IllegalPlacementError
+from .errors import DuplicateTileError, IllegalPlacementError
 from .tiles import ALL_ROTATIONS, ALL_TILES, TILE_ID, Tile
 
 BLACK_ID = TILE_ID[("S", "S")]
@@ -158,9 +158,50 @@ class CariboGame(GameState):
             hands = [ids[i * k : (i + 1) * k] for i in range(players)]
         return cls(hands, first_player=opener, open_with_any=opener is not None)
 
+    @classmethod
+    def from_position(
+        cls,
+        board: Board,
+        hands: Sequence[Iterable[Tile | int]],
+        to_move: int = 0,
+        *,
+        open_with_any: bool = False,
+    ) -> CariboGame:
+        """A game that continues from a laid ``board`` (its tiles have no history).
+
+        ``hands`` and the board must hold the 36 tiles exactly once.  On an empty board
+        the holder of ``S`` must be ``to_move`` unless ``open_with_any``.
+        """
+        if len(hands) not in DEAL_SIZES:
+            raise ValueError(f"players: {len(hands)} players; CARIBO is for 2, 3 or 4")
+        if board.duplicates:
+            raise DuplicateTileError("board: a tile lies on the board twice")
+        if not 0 <= to_move < len(hands):
+            raise ValueError(f"to_move: no player {to_move}")
+        masks = [hand_mask(h) for h in hands]
+        total = board.used_mask
+        for m in masks:
+            if total & m:
+                raise DuplicateTileError("hands: a tile is in two places")
+            total |= m
+        if total != (1 << 36) - 1:
+            raise ValueError("hands: the hands and the board must hold all 36 tiles")
+        game = cls.__new__(cls)
+        game.hands = masks
+        game.n_players = len(hands)
+        game.open_with_any = bool(open_with_any)
+        if len(board) == 0 and not open_with_any and not masks[to_move] >> BLACK_ID & 1:
+            raise ValueError("to_move: the holder of S opens")
+        game.to_move = to_move
+        game.first_player = to_move
+        game.board = board.copy()
+        game._history = []
+        game._over_cache = None
+        return game
+
     def copy(self) -> CariboGame:
         """An independent copy including the history."""
-        new = CariboGame.__new__(CariboGame)
+        new = type(self).__new__(type(self))
         new.hands = list(self.hands)
         new.n_players = self.n_players
         new.open_with_any = self.open_with_any
