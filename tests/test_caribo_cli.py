@@ -87,6 +87,10 @@ def test_solve_and_impossible(cli):
     big = " - ".join(("e" if r % 2 else "") + ",".join(["1"] * 7) for r in range(6))
     impossible = cli("caribo", "solve", big)  # 42 cells > 36 tiles
     assert impossible.code == 1 and impossible.json() == {"solution": None}
+    limited = cli("caribo", "solve", "--name", "butterfly", "--node-limit", "3")
+    assert limited.code == 1 and limited.json() == {"solution": None, "gave_up": True}
+    assert_malformed(cli("caribo", "solve", "1", "--node-limit", "0"), "--node-limit")
+    assert_malformed(cli("caribo", "solve", "1", "--node-limit", "x"), "--node-limit")
 
 
 def test_solve_by_name_and_figures_listing(cli):

@@ -5,7 +5,9 @@
   same problems as objects (``kind``, ``cells`` as ``[row, col]`` in the SOLUTION's grid,
   ``edge``, ``colours``).
 * ``solve FIGURE`` (or ``--name NAME`` for a library figure) prints ``{"solution": ...}``
-  in the FIGURE's grid; exit 1 with ``null`` when no filling exists.
+  in the FIGURE's grid; exit 1 with ``null`` when no filling exists.  The search is
+  exhaustive; ``--node-limit N`` bounds it and then answers
+  ``{"solution": null, "gave_up": true}`` (exit 1) when no filling was found in time.
 * ``moves BOARD --hand CODES`` prints the list of legal placements ``{"row","col","tile"}``
   in BOARD's grid (empty BOARD: the opening at row 0, col 0); an empty list (the player
   must pass) is still an answer (exit 0).
@@ -49,6 +51,12 @@ def register(sub) -> None:
     s = actions.add_parser("solve", help="fill a figure with distinct matching tiles")
     s.add_argument("figure", metavar="FIGURE", nargs="?", help="0/1 figure notation, or @file")
     s.add_argument("--name", help="a figure from the library (see 'boardcam caribo figures')")
+    s.add_argument(
+        "--node-limit",
+        type=int,
+        metavar="N",
+        help="give up after N search nodes (answer null with \"gave_up\": true)",
+    )
     s.set_defaults(func=run_solve)
 
     m = actions.add_parser("moves", help="legal placements for a hand")
@@ -104,9 +112,11 @@ def run_solve(args) -> int:
         figure = figures[args.name].figure
     else:
         figure = _parse(parse_figure, read_argument(args.figure, "FIGURE"), "FIGURE")
-    result = solve(figure)
+    if args.node_limit is not None and args.node_limit < 1:
+        raise UsageError("--node-limit: must be a positive number of nodes")
+    result = solve(figure, node_limit=args.node_limit)
     if result.board is None:
-        emit({"solution": None})
+        emit({"solution": None} if result.complete else {"solution": None, "gave_up": True})
         return EXIT_NEGATIVE
     emit({"solution": result.board.notation()})
     return EXIT_OK
