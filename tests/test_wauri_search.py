@@ -100,6 +100,10 @@ def test_search_on_finished_position():
     position = Position((0,) * 6, (1, 0, 0, 0, 0, 0), 10, 37, "south")
     result = search(position)
     assert result.move is None and result.proven
+    assert result.result == "win" and result.plies_to_end == 0
+    variant = Position((3, 0, 0, 0, 0, 0), (0,) * 6, 10, 35, "south")
+    result = search(variant, rule=Rule.VARIANT)
+    assert result.move is None and result.result == "loss"
 
 
 def test_time_budget_is_respected():
