@@ -196,3 +196,18 @@ def test_board_from_tiles_outside_grid_grows_and_keeps_geometry():
     # the same adjacency: 12WS is across edge 1 (upper-right) of S
     assert neighbour(1, 0, 1, True) == (0, 0)
     assert isinstance(back, Board)
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet="0123456eE,- \nWSBRGYXs", max_size=40) | st.text(max_size=30))
+def test_garbage_either_parses_or_raises_a_format_error(text):
+    from engines.errors import FormatError
+
+    for parser in (parse_board, parse_figure):
+        try:
+            result = parser(text)
+        except FormatError as exc:
+            assert "\n" not in str(exc) and str(exc)
+        else:
+            printed = format_board(result) if isinstance(result, Board) else format_figure(result)
+            assert parser(printed) == result
