@@ -134,7 +134,7 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     ridges = hexlattice.ridge_strength(lab_det[..., 0])
     cells = _cells_on_mask(H, paint, pitch, min_frac=0.6, near=(c0, 2.5 * pitch))
     if len(cells):
-        shift = hexlattice.gap_phase(ridges, H, cells)
+        shift = hexlattice.gap_phase(ridges, paint, H, cells)
         T = np.eye(3)
         T[:2, 2] = shift
         H = H @ T
@@ -329,7 +329,8 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     seg_ll = seg_ll.reshape(len(cand), 6, 6)
     # occupancy: paint inside, a visible outline, uniform segments
     occ_score = 2.0 * (paint_frac - 0.5) + 0.04 * outline - 0.05 * np.median(spread, axis=1)
-    occupied = (occ_score > 0) & inside
+    occupied = (paint_frac >= 0.55) & (outline > 0) & inside
+    del occ_score
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll)

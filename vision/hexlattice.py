@@ -424,21 +424,35 @@ VERTEX_COSETS = np.array([[0.0, 0.0], [0.0, -1.0 / SQRT3], [0.5, -0.5 / SQRT3]])
 phases an outline search alone cannot tell apart (all lie on the same line pattern)."""
 
 
-def gap_phase(ridges: np.ndarray, H: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """Which of :data:`VERTEX_COSETS` puts the cell outlines on the tile gaps.
+def gap_phase(ridges: np.ndarray, mask: np.ndarray, H: np.ndarray,
+              cells: np.ndarray) -> np.ndarray:
+    """Which of :data:`VERTEX_COSETS` puts the cell outlines on the tile outlines.
 
-    Returns the world shift ``(2,)`` to apply to the lattice origin: the coset whose
-    outlines are most ridge-like relative to its spokes (gaps are thin lines; spokes are
-    paint steps).
+    Two cues: the outline of the figure (``mask``, boolean ``(H, W)``) follows tile
+    outlines, so true cells are either wholly on or wholly off the mask, while cells of
+    a vertex phase are cut by its boundary; and tile gaps are thin lines (``ridges``)
+    while spokes are paint steps. Returns the world shift ``(2,)`` for the origin.
     """
     world = axial_to_world(cells)
+    # cells of the window and their neighbours
+    ring = np.concatenate([cells] + [cells + np.array(d) for d in
+                                     ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))])
+    ring = np.unique(ring, axis=0)
+    wring = axial_to_world(ring)
+    inn = np.concatenate([interior_offsets(), outline_offsets(6, 0.42), np.zeros((1, 2))])
     out = outline_offsets(8)
     sp = spoke_offsets()
-    best, best_s = VERTEX_COSETS[0], -np.inf
+    m = mask.astype(np.float32)
+    scores = []
     for shift in VERTEX_COSETS:
+        f = sample_bilinear(m, apply_homography(H, wring[:, None] + shift + inn[None]))
+        f = f.mean(axis=1)
+        touched = f > 0.02
+        cut = float(np.minimum(f, 1 - f)[touched].mean()) if touched.any() else 0.5
         po = apply_homography(H, world[:, None] + shift + out[None])
         ps = apply_homography(H, world[:, None] + shift + sp[None])
-        s = sample_bilinear(ridges, po).mean() - sample_bilinear(ridges, ps).mean()
-        if s > best_s:
-            best, best_s = shift, s
-    return best
+        r_o = sample_bilinear(ridges, po).mean()
+        r_s = sample_bilinear(ridges, ps).mean()
+        ridge = (r_o - r_s) / max(r_o + r_s, 1e-6)
+        scores.append(ridge - 4.0 * cut)
+    return VERTEX_COSETS[int(np.argmax(scores))]

@@ -1,0 +1,206 @@
+"""CARIBO recognition: lattice geometry, paint classification, decoding, tracking, CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calibration import PaintCalibration, load_calibration, save_calibration
+from engines.caribo import ALL_TILES, parse_board
+from vision import caribo_recognition as cr
+from vision import colour, hexlattice
+from vision.evaluation import compare_states
+from vision.recognize import NothingFound
+
+BUTTERFLY = "0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,23SB,61BS,34GS"
+
+
+# ----------------------------------------------------------------------------- lattice
+@given(st.integers(-50, 50), st.integers(-50, 50))
+def test_axial_world_roundtrip(q, r):
+    world = hexlattice.axial_to_world(np.array([[q, r]]))
+    back = hexlattice.round_axial(hexlattice.world_to_axial(world + 0.2))
+    assert tuple(back[0]) == (q, r)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0, 360), st.floats(0.55, 1.0), st.floats(-0.3, 0.3))
+def test_affine_from_directions_recovers_view(rot, squash, shear):
+    """Three edge directions fix the lattice's affine view up to scale and 60° turns."""
+    a = math.radians(rot)
+    R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    A = R @ np.array([[1.0, shear], [0.0, squash]])
+    dirs = []
+    for v in ([0, 1], [math.sqrt(3) / 2, 0.5], [-math.sqrt(3) / 2, 0.5]):
+        d = A @ np.array(v)
+        dirs.append(d / np.linalg.norm(d))
+    got = hexlattice.affine_from_directions(np.array(dirs)[[1, 2, 0]])
+    assert got is not None
+    want = A / np.linalg.norm(A @ [0, 1])
+    ok = False
+    for k in range(6):
+        b = math.radians(60 * k)
+        Rk = np.array([[math.cos(b), -math.sin(b)], [math.sin(b), math.cos(b)]])
+        cand = want @ Rk
+        cand = cand / np.linalg.norm(cand @ [0, 1])
+        ok |= np.allclose(cand, got, atol=1e-6)
+    assert ok
+
+
+def test_shell_vectors_start_right_and_turn_clockwise():
+    basis = np.array([[30.0, 2.0], [14.0, 27.0]])
+    shell = hexlattice.shell_vectors(basis)
+    ang = np.degrees(np.arctan2(shell[:, 1], shell[:, 0]))
+    assert abs(ang[0]) < 30
+    assert all((ang[i + 1] - ang[i]) % 360 < 180 for i in range(5))
+
+
+def test_segment_samples_lie_in_their_triangle():
+    offs = hexlattice.segment_sample_offsets()
+    for k in range(6):
+        ang = np.degrees(np.arctan2(offs[k, :, 0], -offs[k, :, 1])) % 360
+        assert np.all((ang > 60 * k) & (ang < 60 * (k + 1)))
+
+
+# ----------------------------------------------------------------------------- colour
+def test_paints_classified_under_lamp_light():
+    """Segments of the full set under a 2700 K-like gain are labelled correctly."""
+    rng = np.random.default_rng(3)
+    refs = colour.nominal_paints_linear()
+    letters = [c for t in ALL_TILES for c in t.segments]
+    labels = np.array([colour.LETTERS.index(c) for c in letters])
+    gain = np.array([1.0, 0.72, 0.38]) * 0.8  # warm lamp, under-exposed
+    obs = refs[labels] * gain * rng.uniform(0.85, 1.15, (len(labels), 1))
+    obs *= rng.normal(1, 0.03, obs.shape)
+    ll, _, _ = colour.classify_paints(obs, refs)
+    assert (ll.argmax(axis=1) == labels).mean() == 1.0
+
+
+def test_decode_assigns_each_physical_tile_once():
+    """Two cells that both look most like one tile get different physical tiles."""
+    tiles = [ALL_TILES[7].rotated(2), ALL_TILES[20].rotated(5)]
+    seg_ll = np.full((2, 6, 6), math.log(0.02))
+    for i, t in enumerate(tiles):
+        for k, c in enumerate(t.segments):
+            seg_ll[i, k, colour.LETTERS.index(c)] = math.log(0.9)
+    seg_ll[1] = seg_ll[0] * 0.9 + seg_ll[1] * 0.1  # cell 1 looks like tile 0 too
+    cells = np.array([[0, 0], [5, 5]])
+    choice, conf, _ = cr._decode(seg_ll, cells, prior_bonus=0.0)
+    ids = {int(c) // 6 for c in choice}
+    assert len(ids) == 2
+    assert cr.ALL_ROTATIONS[int(choice[0])] == tiles[0]
+    assert 0 <= conf.min() <= conf.max() <= 1
+
+
+# ----------------------------------------------------------------------------- tracking
+def test_explain_one_added_tile_in_any_rotation():
+    before = parse_board("0,0,34WS,56SW,0 - e0,12WB,34BW,0,0")
+    after = parse_board("0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 0,0,23SB,0,0").rotated(2)
+    out = cr._explain(before, after)
+    assert out["explained"] is True
+    assert len(out["added"]) == 1
+    added = out["added"][0]
+    assert after.tiles[(added["row"], added["col"])].code == added["tile"]
+
+
+def test_explain_reports_unexplained_change():
+    before = parse_board("0,0,34WS,56SW,0 - e0,12WB,34BW,0,0")
+    after = parse_board("0,0,34WS,12SW,0 - e0,12WB,34BW,0,0")
+    assert cr._explain(before, after)["explained"] is False
+
+
+# ----------------------------------------------------------------------------- photos
+@pytest.fixture(scope="module")
+def butterfly_photo(tmp_path_factory):
+    from companion_web.cli import main
+
+    out = tmp_path_factory.mktemp("render") / "butterfly.jpg"
+    code = main(["render", "--game", "caribo", BUTTERFLY, str(out), "--seed", "2",
+                 "--difficulty", "easy", "--width", "960", "--height", "640"])
+    assert code == 0
+    return out
+
+
+def test_render_read_exactly(butterfly_photo):
+    truth = json.loads(butterfly_photo.with_suffix(".json").read_text())
+    answer = cr.recognize(cv2.imread(str(butterfly_photo)))
+    assert compare_states("caribo", truth["state"], answer).perfect
+    assert set(answer) >= {"game", "notation", "tiles", "confidence", "warnings"}
+    assert len({t["tile"] for t in answer["tiles"]}) == len(answer["tiles"])
+
+
+def test_cli_recognize_with_overlay_and_previous(cli, butterfly_photo, tmp_path):
+    overlay = tmp_path / "ov.png"
+    first = cli("recognize", "--game", "caribo", str(butterfly_photo), "--overlay", str(overlay))
+    assert first.code == 0, first.err
+    data = first.json()
+    assert data["game"] == "caribo"
+    assert cv2.imread(str(overlay)) is not None
+    # the same photo against a previous state missing one tile: one tile added
+    board = parse_board(data["notation"])
+    cell = next(iter(board.tiles))
+    prev = {c: t for c, t in board.tiles.items() if c != cell}
+    from engines.caribo import Board, format_board
+
+    prev_text = format_board(Board(prev, first_row_shifted=board.first_row_shifted))
+    second = cli("recognize", "--game", "caribo", str(butterfly_photo), "--previous", prev_text)
+    assert second.code == 0
+    assert len(second.json()["added"]) == 1
+
+
+def test_rotated_photo_reads_same_figure(butterfly_photo):
+    img = cv2.imread(str(butterfly_photo))
+    truth = json.loads(butterfly_photo.with_suffix(".json").read_text())
+    answer = cr.recognize(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE))
+    assert compare_states("caribo", truth["state"], answer).perfect
+
+
+def test_no_tiles_on_plain_or_random_images(cli, tmp_path):
+    rng = np.random.default_rng(0)
+    plain = np.full((480, 640, 3), (90, 130, 170), np.uint8)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (480, 640, 3), dtype=np.uint8), (0, 0), 1)
+    for img in (plain, noise):
+        with pytest.raises(NothingFound):
+            cr.recognize(img)
+    path = tmp_path / "plain.png"
+    cv2.imwrite(str(path), plain)
+    res = cli("recognize", "--game", "caribo", str(path))
+    assert res.code == 1
+    assert "no" in res.json()["error"]
+
+
+def test_bad_inputs_exit_2_one_line(cli, tmp_path, butterfly_photo):
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a jpeg")
+    res = cli("recognize", "--game", "caribo", str(junk))
+    assert res.code == 2 and res.err.count("\n") == 1
+    bad_cal = tmp_path / "cal.json"
+    bad_cal.write_text('{"format": "other"}')
+    res = cli("recognize", "--game", "caribo", str(butterfly_photo), "--calibration", str(bad_cal))
+    assert res.code == 2 and "calibration" in res.err and res.err.count("\n") == 1
+    res = cli("recognize", "--game", "caribo", str(butterfly_photo), "--previous", "{oops")
+    assert res.code == 2 and res.err.count("\n") == 1
+
+
+# ----------------------------------------------------------------------------- calibration
+def test_calibration_file_roundtrip(tmp_path):
+    paints = tuple((c, tuple(float(x) for x in v)) for c, v in zip(
+        colour.LETTERS, colour.nominal_paints_linear(), strict=True))
+    cal = PaintCalibration(paints, tuple((c, 10) for c in colour.LETTERS), "x.jpg")
+    path = tmp_path / "paints.json"
+    save_calibration(cal, path)
+    again = load_calibration(path)
+    assert np.allclose(again.paints_linear(), cal.paints_linear(), atol=1e-6)
+    assert json.loads(path.read_text())["version"] == 1
+
+
+def test_calibrate_needs_the_full_set(cli, butterfly_photo):
+    res = cli("calibrate", "caribo", str(butterfly_photo))
+    assert res.code == 1
+    assert res.json()["tiles_found"] == 9
