@@ -571,10 +571,19 @@ class Searcher:
     without negation and with the same window.
     """
 
-    def __init__(self, rule: Rule = Rule.MAIN, tt_size: int = 400_000, evaluator=None):
+    def __init__(
+        self,
+        rule: Rule = Rule.MAIN,
+        tt_size: int = 400_000,
+        evaluator=None,
+        clock=time.perf_counter,
+    ):
         """``evaluator(board, side, rule)`` defaults to :func:`evaluate`; the table holds at
-        most ``tt_size`` entries (about 275 bytes each) and is cleared when full."""
+        most ``tt_size`` entries (about 275 bytes each) and is cleared when full. ``clock``
+        measures the time budget (wall clock by default; ``time.process_time`` gives
+        budgets in CPU seconds, reproducible on a loaded machine)."""
         self.rule = rule
+        self.clock = clock
         self.evaluator = evaluate if evaluator is None else evaluator
         self.tt: dict = {}
         self.tt_size = tt_size
@@ -586,7 +595,7 @@ class Searcher:
     def _negamax(self, node: tuple, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
         if not self.nodes & 1023:
-            if time.perf_counter() > self._deadline or (
+            if self.clock() > self._deadline or (
                 self._max_nodes is not None and self.nodes > self._max_nodes
             ):
                 raise _Timeout
@@ -729,7 +738,7 @@ class Searcher:
         The transposition table is kept between calls (useful in a game); depth 1 always
         completes, so a move is always returned for a position that is not over.
         """
-        start = time.perf_counter()
+        start = self.clock()
         self.nodes = 0
         self._deadline = float("inf")
         self._max_nodes = max_nodes
@@ -760,7 +769,7 @@ class Searcher:
             best_score,
             depth_done,
             self.nodes,
-            time.perf_counter() - start,
+            self.clock() - start,
             proven,
             pv,
         )
