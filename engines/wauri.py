@@ -74,6 +74,7 @@ __all__ = [
     "explain",
     "search",
     "sow",
+    "turn_outcomes",
 ]
 
 SOUTH = "south"
@@ -453,27 +454,21 @@ class WauriState(GameState):
 # Explaining a photographed change
 
 
-def explain(
-    before: Position,
-    after: Position,
-    rule: Rule = Rule.MAIN,
-    max_moves: int = 12,
-    check_to_move: bool = False,
-) -> list[int] | None:
-    """The pits of one turn (a move plus any extra moves) leading from ``before`` to ``after``.
+def turn_outcomes(
+    before: Position, rule: Rule = Rule.MAIN, max_moves: int = 12
+) -> list[tuple[list[int], Position]]:
+    """Every position one turn of the player to move can reach, with the pits played.
 
-    Compares pits and stores; ``to_move`` of ``after`` is compared only with
-    ``check_to_move``. A turn ends when a move passes the turn or the game is over; the
-    shortest explaining sequence is returned (``[]`` if nothing changed), None if no
-    legal turn of at most ``max_moves`` moves explains ``after``.
+    A turn is a move plus the extra moves it earns; positions in the middle of a turn
+    (after an extra move) are included too, since a photo may be taken then. Breadth
+    first, so shorter sequences come first; each distinct position appears once (its
+    shortest sequence). A recogniser can rank these hypotheses against noisy counts.
     """
-    target = after.board()
-    if before.board() == target and (not check_to_move or before.to_move == after.to_move):
-        return []
     side = before.side
-    # Breadth-first over extra-move chains (all by the same player).
-    frontier: list[tuple[tuple[int, ...], list[int]]] = [(before.board(), [])]
-    seen = {before.board()}
+    start = before.board()
+    out: list[tuple[list[int], Position]] = []
+    seen = {start}
+    frontier: list[tuple[tuple[int, ...], list[int]]] = [(start, [])]
     for _ in range(max_moves):
         nxt: list[tuple[tuple[int, ...], list[int]]] = []
         for board, pits in frontier:
@@ -485,17 +480,42 @@ def explain(
                 child = list(board)
                 extra = sow(child, side, i)
                 key = tuple(child)
-                over = _winner_side(child, side if extra else 1 - side, rule) is not None
-                if key == target:
-                    to_move = PLAYERS[side if extra else 1 - side]
-                    if not check_to_move or to_move == after.to_move:
-                        return [*pits, i + 1]
-                if extra and not over and key not in seen:
-                    seen.add(key)
-                    nxt.append((key, [*pits, i + 1]))
+                if key in seen:
+                    continue
+                seen.add(key)
+                line = [*pits, i + 1]
+                out.append((line, Position.from_board(key, side if extra else 1 - side)))
+                if extra:
+                    nxt.append((key, line))
         frontier = nxt
         if not frontier:
             break
+    return out
+
+
+def explain(
+    before: Position,
+    after: Position,
+    rule: Rule = Rule.MAIN,
+    max_moves: int = 12,
+    check_to_move: bool = False,
+) -> list[int] | None:
+    """The pits of one turn (a move plus any extra moves) leading from ``before`` to ``after``.
+
+    Compares pits and stores; ``to_move`` of ``after`` is compared only with
+    ``check_to_move``. The shortest explaining sequence is returned (``[]`` if nothing
+    changed), None if no legal turn of at most ``max_moves`` moves explains ``after``.
+    """
+    if before.board() == after.board() and (
+        not check_to_move or before.to_move == after.to_move
+    ):
+        return []
+    target = after.board()
+    for pits, position in turn_outcomes(before, rule, max_moves):
+        if position.board() == target and (
+            not check_to_move or position.to_move == after.to_move
+        ):
+            return pits
     return None
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from engines.errors import FormatError, IllegalMoveError
 from engines.game import GameState
-from engines.wauri import MAX_SEEDS, Move, Position, Rule, WauriState, explain
+from engines.wauri import MAX_SEEDS, Move, Position, Rule, WauriState, explain, turn_outcomes
 
 
 def pos(south, north, ss=0, ns=0, to_move="south") -> Position:
@@ -289,3 +289,15 @@ def test_explain_a_turn_with_extra_moves():
     assert explain(before, before) == []
     assert explain(before, play(before, 1).position(), check_to_move=True) == [1]
     assert explain(before, pos([4] * 6, [4] * 6, 0, 1)) is None
+
+
+def test_turn_outcomes_lists_every_reachable_position_once():
+    outcomes = turn_outcomes(Position.start())
+    lines = [pits for pits, _ in outcomes]
+    # 6 first moves; only pit 3 earns an extra move (5 follow-ups), and so on
+    assert lines[:6] == [[1], [2], [3], [4], [5], [6]]
+    assert [3, 1] in lines and [3, 6] in lines and [1, 2] not in lines
+    positions = [p for _, p in outcomes]
+    assert len(set(positions)) == len(positions)
+    for pits, position in outcomes:
+        assert play(Position.start(), *pits).position() == position
