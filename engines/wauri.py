@@ -193,7 +193,7 @@ class Position:
             raise FormatError(f"to_move: must be 'south' or 'north', got {self.to_move!r}")
         total = sum(self.south) + sum(self.north) + self.south_store + self.north_store
         if total > MAX_SEEDS:
-            raise FormatError(f"stores/pits: {total} seeds in total, more than {MAX_SEEDS}")
+            raise FormatError(f"position: {total} seeds in total, more than {MAX_SEEDS}")
 
     @classmethod
     def start(cls, seeds_per_pit: int = 4) -> Position:

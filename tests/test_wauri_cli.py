@@ -171,3 +171,20 @@ def test_best_bad_options_exit_2(cli, args, needle):
 def test_best_depth_limit(cli):
     answer = cli("wauri", "best", js(START), "--depth", "3", "--time", "5").json()
     assert answer["depth"] == 3 and answer["seconds"] < 5
+
+
+def test_too_many_seeds_exit_2(cli):
+    pos = dict(START, south=[1000, 0, 0, 0, 0, 0], north=[1, 0, 0, 0, 0, 0])
+    result = cli("wauri", "play", js(pos))
+    assert result.code == 2 and "position: 1001 seeds in total" in result.err
+
+
+def test_best_with_big_pits(cli):
+    # laps of 13+ seeds inside the search
+    pos = dict(START, south=[0, 13, 0, 26, 0, 14], north=[1, 0, 40, 0, 0, 2])
+    answer = cli("wauri", "best", js(pos), "--time", "0.2").json()
+    assert answer["move"] in (2, 4, 6) and answer["depth"] >= 2
+
+
+def test_subcommand_required(cli):
+    assert cli("wauri").code == 2
