@@ -25,3 +25,8 @@ test: $(STAMP) lint
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Re-render the committed sample photos and their truth (simulator, deterministic).
+.PHONY: samples
+samples: $(STAMP)
+	$(BIN)/boardcam dataset --preset samples --quiet sample_images

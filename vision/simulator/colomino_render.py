@@ -33,7 +33,7 @@ def sample_palette(rng: np.random.Generator, difficulty: str) -> dict:
     k = {"easy": 0.6, "normal": 1.0, "hard": 1.4}[difficulty]
     plastic = {c: [float(x) for x in jitter_colour(rng, v, 7 * k, 0.15 * k, 0.12 * k)]
                for c, v in BASE_COLOURS.items()}
-    ink = {c: [float(x) for x in jitter_colour(rng, v, 10 * k, 0.2 * k, 0.15 * k)]
+    ink = {c: [float(x) for x in jitter_colour(rng, v, 6 * k, 0.2 * k, 0.15 * k)]
            for c, v in BASE_COLOURS.items()}
     return {
         "plastic": plastic,

@@ -125,25 +125,25 @@ def _entry(name: str, photo: Photo) -> dict:
 
 
 # (game, difficulty, seed, width, height): the committed sample_images set
-SAMPLE_PRESET = [
-    ("caribo", "easy", 101, 1600, 1200),
-    ("caribo", "normal", 102, 1920, 1080),
-    ("caribo", "normal", 103, 1080, 1440),
-    ("caribo", "hard", 104, 1920, 1080),
-    ("caribo", "hard", 105, 1600, 1200),
-    ("caribo", "normal", 106, 1280, 720),
-    ("colomino", "easy", 201, 1600, 1200),
-    ("colomino", "normal", 202, 1920, 1080),
-    ("colomino", "normal", 203, 1200, 1600),
-    ("colomino", "hard", 204, 1920, 1080),
-    ("colomino", "hard", 205, 1600, 1200),
-    ("colomino", "normal", 206, 1280, 720),
-    ("wauri", "easy", 301, 1600, 1200),
-    ("wauri", "normal", 302, 1920, 1080),
-    ("wauri", "normal", 303, 1080, 1440),
-    ("wauri", "hard", 304, 1920, 1080),
-    ("wauri", "hard", 305, 1600, 1200),
-    ("wauri", "normal", 306, 1280, 720),
+SAMPLE_PRESET = [  # seeds picked for variety of light, table, arm shadow and framing
+    ("caribo", "easy", 107, 1600, 1200),  # daylight, wood, the seed's butterfly
+    ("caribo", "normal", 121, 1920, 1080),  # daylight, cloth
+    ("caribo", "normal", 113, 1080, 1440),  # lamp, stone, arm shadow
+    ("caribo", "hard", 101, 1920, 1080),  # lamp, gingham, arm shadow
+    ("caribo", "hard", 108, 1600, 1200),  # daylight, wood, arm shadow
+    ("caribo", "normal", 110, 1280, 720),  # lamp, gingham
+    ("colomino", "easy", 102, 1600, 1200),  # daylight, wood
+    ("colomino", "normal", 106, 1920, 1080),  # daylight, cloth
+    ("colomino", "normal", 126, 1080, 1440),  # lamp, wood, arm shadow
+    ("colomino", "hard", 100, 1920, 1080),  # lamp, gingham, arm shadow
+    ("colomino", "hard", 111, 1600, 1200),  # daylight, cloth
+    ("colomino", "normal", 112, 1280, 720),  # daylight, floral
+    ("wauri", "easy", 100, 1600, 1200),  # daylight, wood
+    ("wauri", "normal", 104, 1920, 1080),  # daylight, gingham
+    ("wauri", "normal", 113, 1080, 1440),  # lamp, wood, arm shadow
+    ("wauri", "hard", 108, 1920, 1080),  # lamp, cloth, arm shadow
+    ("wauri", "hard", 111, 1600, 1200),  # daylight, floral
+    ("wauri", "normal", 106, 1280, 720),  # lamp, stone
 ]
 
 
@@ -171,18 +171,23 @@ def samples_readme(entries: list[dict]) -> str:
         "# sample_images",
         "",
         "Simulated phone photos of the three games, each with its exact ground truth",
-        "(`NAME.json` next to `NAME.jpg`; format described in `vision/simulator/__init__.py`",
-        "and the simulator's truth docs). Rendered by the table simulator "
-        "(`vision/simulator/`),",
-        "reproducible byte for byte with:",
+        "(`NAME.json` next to `NAME.jpg`; the truth format is documented in",
+        "`vision/simulator/__init__.py`). Rendered by the table simulator",
+        "(`vision/simulator/`) and reproducible byte for byte on the same library versions:",
         "",
-        "    boardcam dataset --preset samples sample_images",
+        "    boardcam dataset --preset samples sample_images      # or: make samples",
         "",
-        "(or `make samples`). Each photo is `random_photo(game, seed, difficulty, w, h)`:",
-        "a random legal state from the game's engine (`source` column) photographed under",
-        "random conditions of that difficulty. Wauri photos: the photographer sits at",
-        "south (truth `south_side` names the image side nearest south's row); Colomino",
-        "truth is in SPEC coordinates whatever the board's rotation in the photo.",
+        "Each photo is `random_photo(game, seed, difficulty, width, height)`: a random legal",
+        "state made by the game's engine (column *how it was made*: a random game with",
+        "2-4 players, a solved library figure, a Colomino game grown by the rules, a Wauri",
+        "position after random play) photographed under random conditions of that difficulty",
+        "(lamp light is shown without white balance, hence the orange pictures). The",
+        "seeds were picked for variety of light, table, arm shadow and framing.",
+        "",
+        "Orientation: CARIBO truth is the notation as laid (a recogniser may answer any 60°",
+        "rotation); Colomino truth is in SPEC coordinates whatever the board's rotation in",
+        "the photo (`south_side` says where the base line is); Wauri: the photographer",
+        "usually sits at south, `south_side` names the image side nearest south's row.",
         "",
         "| file | game | difficulty | size | light | table | tilt | arm shadow | JPEG q "
         "| how it was made |",

@@ -262,11 +262,11 @@ def sample_conditions(rng: np.random.Generator, difficulty: str) -> Conditions:
             "penumbra_mm": float(rng.uniform(15, 45)),
             "darkness": float(rng.uniform(0.6, 0.95)),
         }
-    blur_max = {"easy": 0.6, "normal": 1.2, "hard": 2.2}[difficulty]
-    motion = float(rng.uniform(0, {"easy": 0.0, "normal": 2.5, "hard": 6.0}[difficulty]))
+    blur_max = {"easy": 0.5, "normal": 0.9, "hard": 1.5}[difficulty]
+    motion = float(rng.uniform(0, {"easy": 0.0, "normal": 2.0, "hard": 4.0}[difficulty]))
     q_lo, q_hi = {"easy": (85, 95), "normal": (70, 95), "hard": (60, 75)}[difficulty]
-    noise_hi = {"easy": 0.006, "normal": 0.015, "hard": 0.03}[difficulty]
-    iso = float(rng.uniform(0.002, noise_hi)) * (1.6 if lamp else 1.0)
+    noise_hi = {"easy": 0.005, "normal": 0.011, "hard": 0.02}[difficulty]
+    iso = float(rng.uniform(0.002, noise_hi)) * (1.3 if lamp else 1.0)
     return Conditions(
         difficulty=difficulty,
         light_kind="lamp" if lamp else "daylight",
@@ -358,7 +358,7 @@ def sample_camera(
         k2=float(rng.uniform(-0.02, 0.03)),
     )
     # the photographer frames the pieces, leaving a random border; 30 cm at the closest
-    margin = float(rng.uniform(0.04, 0.22 if difficulty != "easy" else 0.15))
+    margin = float(rng.uniform(0.03, 0.15 if difficulty != "easy" else 0.1))
     fitted = fit_distance(cam, pts, margin=margin)
     from dataclasses import replace
 
@@ -383,6 +383,35 @@ def _clip_near(pc: np.ndarray, near: float) -> np.ndarray:
     return np.array(out).reshape(-1, 3)
 
 
+def _interp_grid(values: np.ndarray, step: int, width: int, height: int) -> np.ndarray:
+    """Bilinear interpolation of values sampled at pixels (j*step, i*step) to every pixel."""
+    u = np.arange(width, dtype=np.float32) / step
+    i0 = np.minimum(u.astype(np.int32), values.shape[1] - 2)
+    tu = (u - i0)[None, :]
+    rows = values[:, i0] * (1 - tu) + values[:, i0 + 1] * tu
+    v = np.arange(height, dtype=np.float32) / step
+    j0 = np.minimum(v.astype(np.int32), values.shape[0] - 2)
+    tv = (v - j0)[:, None]
+    return (rows[j0] * (1 - tv) + rows[j0 + 1] * tv).astype(np.float32)
+
+
+def _distortion_map(camera: Camera, step: int = 8):
+    """For every photo pixel, the undistorted (pinhole) pixel it shows: (map_u, map_v)."""
+    W, H = camera.width, camera.height
+    K = camera.K
+    gu = np.arange(0, W - 1 + 2 * step, step, dtype=np.float64)
+    gv = np.arange(0, H - 1 + 2 * step, step, dtype=np.float64)
+    xd = ((gu - K[0, 2]) / K[0, 0])[None, :].repeat(len(gv), 0)
+    yd = ((gv - K[1, 2]) / K[1, 1])[:, None].repeat(len(gu), 1)
+    xu, yu = camera.undistort_normalised(xd, yd, iterations=20)
+    # interpolate only the (small, smooth) correction, then add the exact pixel position
+    cu = xu * K[0, 0] + K[0, 2] - gu[None, :]
+    cv = yu * K[1, 1] + K[1, 2] - gv[:, None]
+    mu = _interp_grid(cu.astype(np.float32), step, W, H) + np.arange(W, dtype=np.float32)[None]
+    mv = _interp_grid(cv.astype(np.float32), step, W, H) + np.arange(H, dtype=np.float32)[:, None]
+    return mu, mv
+
+
 # ------------------------------------------------------------------------- the canvas
 class Canvas:
     """An undistorted linear-RGB render target covering the photo after distortion.
@@ -396,14 +425,9 @@ class Canvas:
         self.camera = camera
         W, H = camera.width, camera.height
         K = camera.K
-        # distorted photo pixel -> undistorted pixel (exact inverse of the radial model)
-        us = np.arange(W, dtype=np.float32)
-        vs = np.arange(H, dtype=np.float32)
-        xd = ((us - K[0, 2]) / K[0, 0])[None, :].repeat(H, 0)
-        yd = ((vs - K[1, 2]) / K[1, 1])[:, None].repeat(W, 1)
-        xu, yu = camera.undistort_normalised(xd, yd)
-        mu = (xu * K[0, 0] + K[0, 2]).astype(np.float32)
-        mv = (yu * K[1, 1] + K[1, 2]).astype(np.float32)
+        # distorted photo pixel -> undistorted pixel (inverse of the radial model), solved
+        # exactly on an 8-px grid; the smooth correction is interpolated in between
+        mu, mv = _distortion_map(camera)
         self.ox = math.floor(float(min(mu.min(), 0.0))) - 2
         self.oy = math.floor(float(min(mv.min(), 0.0))) - 2
         cw = math.ceil(float(max(mu.max(), W - 1))) - self.ox + 3
@@ -504,6 +528,16 @@ class Canvas:
         u = X * math.cos(a) + Y * math.sin(a)
         v = -X * math.sin(a) + Y * math.cos(a)
         footprint = 1.0 / max(self.px_per_mm, 1e-6)  # mm per pixel near the target
+        # per-pixel footprint (mm per pixel), to fade detail finer than a pixel
+        fp = np.maximum(np.abs(np.diff(X, axis=1, append=X[:, -1:])) + np.abs(
+            np.diff(Y, axis=1, append=Y[:, -1:])), np.abs(np.diff(Y, axis=0, append=Y[-1:])) +
+            np.abs(np.diff(X, axis=0, append=X[-1:]))).astype(np.float32)
+        fp = cv2.blur(fp, (5, 5))
+
+        def fade(scale_mm):
+            """Amplitude left of noise with features ~``scale_mm`` at this pixel size."""
+            return np.clip(1.5 * scale_mm / np.maximum(fp, 1e-3) - 1.0, 0.0, 1.0)
+
         n1, n2, n3 = (periodic_noise(rng, 256, s) for s in (3.0, 6.0, 1.5))
         kind = table["kind"]
         gloss = 0.0
@@ -515,10 +549,10 @@ class Canvas:
                     + sample_noise(n1, u / 90.0, v / 30.0) * 4.0)
             phase = v / ring * (1 + 0.25 * sample_noise(n1, u / 300 + 40, v / 80)) + warp
             lines = (0.5 + 0.5 * np.sin(2 * math.pi * phase)) ** 6
-            if footprint > ring / 4:  # too fine to resolve: average it out
-                lines = np.full_like(lines, 0.1)
+            k = np.clip(ring / 5 / fp - 1, 0, 1)  # too fine to resolve: average it out
+            lines = lines * k + 0.1 * (1 - k)
             band = sample_noise(n1, u / 500.0 + 17, v / 25.0) * 0.12
-            streak = sample_noise(n3, u / 25.0, v / max(0.6, footprint)) * 0.05
+            streak = sample_noise(n3, u / 25.0, v / 0.6) * 0.05 * fade(1.0)
             plank_w = table["plank_mm"]
             plank_idx = np.floor(v / plank_w).astype(np.int32)
             tones = rng.uniform(-0.1, 0.1, 64).astype(np.float32)
@@ -531,11 +565,13 @@ class Canvas:
             gloss = 0.25 * table.get("varnish", 0.5)
         elif kind == "cloth":
             base = srgb_to_linear(np.array(table["colour"]) / 255)
-            mott = sample_noise(n1, u / 30, v / 30) * 0.05 + sample_noise(n3, u / 3, v / 3) * 0.03
+            mott = (sample_noise(n1, u / 30, v / 30) * 0.05
+                    + sample_noise(n3, u / 3, v / 3) * 0.03 * fade(4.0))
             p = table["weave_mm"]
             weave = 0.0
             if footprint < p / 2.5:
-                weave = 0.06 * np.sin(2 * math.pi * u / p) * np.sin(2 * math.pi * v / p)
+                weave = (0.06 * np.sin(2 * math.pi * u / p) * np.sin(2 * math.pi * v / p)
+                         * np.clip(p / 2.5 / fp - 1, 0, 1))
             col = base * (1 + mott + weave)[..., None]
         elif kind in ("gingham", "stripes"):
             base = srgb_to_linear(np.array(table["base"]) / 255)
@@ -553,7 +589,7 @@ class Canvas:
             else:
                 m = stripe(v)
             col = base * (1 - m[..., None]) + c * m[..., None]
-            col *= (1 + sample_noise(n3, u / 2.5, v / 2.5) * 0.03)[..., None]
+            col *= (1 + sample_noise(n3, u / 2.5, v / 2.5) * 0.03 * fade(3.5))[..., None]
         elif kind == "floral":
             cols = [srgb_to_linear(np.array(x) / 255) for x in table["colours"]]
             s = table["scale_mm"]
@@ -568,7 +604,7 @@ class Canvas:
         else:  # stone
             base = srgb_to_linear(np.array(table["colour"]) / 255)
             sp = table["speckle"]
-            speck = sample_noise(n3, u / max(0.8, footprint), v / max(0.8, footprint)) * sp
+            speck = sample_noise(n3, u / 1.2, v / 1.2) * sp * fade(1.8)
             vein = np.abs(sample_noise(n2, u / 12, v / 12))
             veins = (1 - smoothstep(0.0, 0.15, vein)) * 0.15
             col = base * (1 + speck - veins)[..., None]
@@ -709,10 +745,11 @@ class Canvas:
         yy = np.arange(H, dtype=np.float32)[:, None]
         rr = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / ((W / 2) ** 2 + (H / 2) ** 2)
         img *= (1 - cond.vignetting * rr * (0.6 + 0.4 * rr))[..., None]
-        # auto exposure: the brighter part of the picture lands near 0.8 of full scale
-        lum = img[::4, ::4].mean(axis=2)
-        p = float(np.percentile(lum, 93)) + 1e-6
-        img *= 0.62 / p * cond.exposure_bias
+        # auto exposure: the brightest part of the scene lands near 0.8 of full scale
+        # (centre-weighted: the middle 60 % of the frame, where the game is)
+        lum = img[int(H * 0.2):int(H * 0.8):3, int(W * 0.2):int(W * 0.8):3].mean(axis=2)
+        p = float(np.percentile(lum, 98)) + 1e-6
+        img *= 0.8 / p * cond.exposure_bias
         # sensor noise (linear): photon noise + read noise, some of it blotchy
         sigma = np.sqrt(np.maximum(img, 0) * cond.shot_noise + cond.iso_noise**2)
         img = img + rng.standard_normal(img.shape, dtype=np.float32) * sigma
@@ -720,6 +757,12 @@ class Canvas:
         blotch = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
         img = img + blotch * (cond.iso_noise * 0.6)
         out = linear_to_srgb_fast(img)
+        # the phone's chroma denoising: colour noise is smoothed, grain stays in brightness
+        ycc = cv2.cvtColor(out, cv2.COLOR_RGB2YCrCb)
+        ycc[..., 1:] = cv2.GaussianBlur(ycc[..., 1:], (0, 0), 1.5 * max(1.0, scale))
+        ycc[..., 0] = 0.4 * ycc[..., 0] + 0.6 * cv2.GaussianBlur(ycc[..., 0], (0, 0),
+                                                                 0.8 * max(1.0, scale))
+        out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
         # gentle S-curve as phones apply
         out = out + 0.06 * np.sin(2 * math.pi * out) * (out * (1 - out)) * 4
         if cond.sharpen > 0:
