@@ -1,0 +1,412 @@
+"""Finding a mancala board (two rows of six pits, a store at each end) in a photo.
+
+The board model is a plane (the board top) in millimetres: x runs along the board toward
+south's right (east), y toward north; south's pits 1..6 run west→east at ``y = -row``,
+north's pits 1..6 east→west at ``y = +row``, south's store at the east end, north's at the
+west end. The photographer sits at south, so the recogniser takes south's row to be the
+row nearer the *bottom of the image* (the board looks the same turned by 180°, so this
+convention is all a single photo can offer; ``--previous`` may overrule it).
+
+Pipeline (:func:`find_board`):
+
+1. the photo is reduced to ~360 px (long side) and clustered in CIE Lab (k-means, several
+   k); every connected region of one cluster is scored as a board candidate by its shape
+   (an elongated, nearly rectangular region, aspect 2.6–7, that has holes where the pits
+   are) — no fixed colour thresholds, so wood colour, table and light may vary;
+2. the best region's minimum-area rectangle gives a first board-to-image homography;
+3. the pit holes found in that region are matched with the model's 14 cavities and a
+   homography is re-fitted (RANSAC) through their centres, twice, which absorbs
+   perspective and boards whose proportions differ a little from the model.
+
+All pixel coordinates are ``(x, y)`` in the full-resolution image.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# Nominal board geometry (mm). Real boards differ a little; the pit fit absorbs that.
+PIT_PITCH = 62.0
+PIT_R = 25.0
+ROW_Y = 32.0
+STORE_X = 3.5 * PIT_PITCH + 42.0
+STORE_HALF = 34.0
+STORE_R = 27.0
+BOARD_HALF_X = STORE_X + STORE_R + 16.0
+BOARD_HALF_Y = ROW_Y + PIT_R + 14.0
+SEED_R = 8.2  # nominal seed radius (mm); the counter measures the real size in the image
+
+WORK_SIZE = 360  # long side of the detection image (px)
+
+
+@dataclass(frozen=True)
+class Cavity:
+    """One pit or store of the model: SPEC name, owner, pit number (0 = store), centre (mm),
+    half length of the straight part (0 for a round pit) and radius (mm)."""
+
+    name: str
+    owner: str
+    index: int
+    x: float
+    y: float
+    half: float
+    r: float
+
+
+def cavities() -> tuple[Cavity, ...]:
+    """The 14 cavities in SPEC order: south 1..6, north 1..6, south's store, north's store."""
+    out = [Cavity(f"south{i}", "south", i, (i - 3.5) * PIT_PITCH, -ROW_Y, 0.0, PIT_R)
+           for i in range(1, 7)]
+    out += [Cavity(f"north{i}", "north", i, (3.5 - i) * PIT_PITCH, ROW_Y, 0.0, PIT_R)
+            for i in range(1, 7)]
+    out.append(Cavity("store_south", "south", 0, STORE_X, 0.0, STORE_HALF, STORE_R))
+    out.append(Cavity("store_north", "north", 0, -STORE_X, 0.0, STORE_HALF, STORE_R))
+    return tuple(out)
+
+
+CAVITIES = cavities()
+CENTRES_MM = np.array([(c.x, c.y) for c in CAVITIES], dtype=np.float64)  # (14, 2)
+BOARD_CORNERS_MM = np.array([(-BOARD_HALF_X, -BOARD_HALF_Y), (BOARD_HALF_X, -BOARD_HALF_Y),
+                             (BOARD_HALF_X, BOARD_HALF_Y), (-BOARD_HALF_X, BOARD_HALF_Y)])
+
+
+@dataclass(frozen=True)
+class BoardFit:
+    """A board found in a photo.
+
+    ``homography``: 3×3, board millimetres → full-image pixels; ``score``: 0..1 how well
+    the region and its pits fit the model; ``pits_found``: cavities whose hole was located
+    (the rest are predicted from the others); ``across``: True when the board's long axis
+    is nearer the image's vertical than its horizontal (then "south = bottom" is weak).
+    """
+
+    homography: np.ndarray
+    score: float
+    pits_found: int
+    across: bool
+
+    def to_image(self, pts_mm) -> np.ndarray:
+        """Board millimetres ``(N, 2)`` → image pixels ``(N, 2)``."""
+        pts = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+    def centres_px(self) -> np.ndarray:
+        """Pixel centres of the 14 cavities in :data:`CAVITIES` order, ``(14, 2)``."""
+        return self.to_image(CENTRES_MM)
+
+    def px_per_mm(self, pt_mm=(0.0, 0.0)) -> float:
+        """Local scale (pixels per millimetre, geometric mean of both axes) at a point."""
+        p = np.array([pt_mm, (pt_mm[0] + 1, pt_mm[1]), (pt_mm[0], pt_mm[1] + 1)])
+        q = self.to_image(p)
+        return float(math.sqrt(np.linalg.norm(q[1] - q[0]) * np.linalg.norm(q[2] - q[0])))
+
+    def outline_px(self) -> np.ndarray:
+        """The board top's corners (south-west, south-east, north-east, north-west) in px."""
+        return self.to_image(BOARD_CORNERS_MM)
+
+
+def _lab_features(small: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= 0.5  # lightness varies with shading; chroma tells materials apart
+    return lab
+
+
+def _kmeans_labels(feat: np.ndarray, k: int, rng_seed: int = 7) -> np.ndarray:
+    """Cluster labels ``(H, W)`` of Lab features (centres from a subsample, all assigned)."""
+    h, w = feat.shape[:2]
+    flat = feat.reshape(-1, 3)
+    rng = np.random.default_rng(rng_seed)
+    sample = flat[rng.choice(len(flat), size=min(len(flat), 4000), replace=False)]
+    cv2.setRNGSeed(rng_seed)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, _, centres = cv2.kmeans(sample, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    d = ((flat[:, None, :] - centres[None, :, :]) ** 2).sum(-1)
+    return d.argmin(1).reshape(h, w).astype(np.int32)
+
+
+def _region_candidates(labels: np.ndarray, k: int, min_area: int):
+    """Yield (score, filled mask, contour, holes mask) for board-like regions."""
+    h, w = labels.shape
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    for c in range(k):
+        mask = (labels == c).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            area = cv2.contourArea(cnt)
+            if area < min_area:
+                continue
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
+            long_, short = max(rw, rh), min(rw, rh)
+            if short < 4:
+                continue
+            aspect = long_ / short
+            if not 2.6 <= aspect <= 7.5:
+                continue
+            hull_area = cv2.contourArea(cv2.convexHull(cnt))
+            rect_fill = area / (rw * rh)
+            solidity = area / max(hull_area, 1)
+            if rect_fill < 0.6:
+                continue
+            filled = np.zeros((h, w), np.uint8)
+            cv2.drawContours(filled, [cnt], -1, 1, -1)
+            holes = (filled > 0) & (mask == 0)
+            hole_frac = holes.sum() / max(filled.sum(), 1)
+            # the 14 cavities cover ~30 % of the top; unclustered bits add some
+            hole_score = math.exp(-((hole_frac - 0.28) / 0.15) ** 2)
+            aspect_score = math.exp(-((math.log(aspect / 4.2)) / 0.35) ** 2)
+            score = rect_fill * solidity * (0.3 + 0.7 * hole_score) * (0.4 + 0.6 * aspect_score)
+            yield score, filled, cnt, holes
+
+
+def _initial_homography(cnt: np.ndarray, scale: float) -> np.ndarray:
+    """Board mm → full-image px from the region's minimum-area rectangle, south at bottom."""
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
+    box = cv2.boxPoints(((cx, cy), (rw, rh), ang)) / scale  # (4, 2) full-res px
+    centre = box.mean(0)
+    # long axis direction
+    e = [box[(i + 1) % 4] - box[i] for i in range(4)]
+    long_i = 0 if np.linalg.norm(e[0]) >= np.linalg.norm(e[1]) else 1
+    u = e[long_i] / np.linalg.norm(e[long_i])
+    v = e[long_i + 1] / np.linalg.norm(e[long_i + 1])
+    half_long = np.linalg.norm(e[long_i]) / 2
+    half_short = np.linalg.norm(e[long_i + 1]) / 2
+    north = v if v[1] < 0 or (v[1] == 0 and v[0] < 0) else -v
+    east = np.array([-north[1], north[0]])
+    if float(np.dot(east, u)) < 0:
+        u = -u
+    src = BOARD_CORNERS_MM.astype(np.float32)
+    dst = np.array([centre - u * half_long - north * half_short,
+                    centre + u * half_long - north * half_short,
+                    centre + u * half_long + north * half_short,
+                    centre - u * half_long + north * half_short], np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _refine(hom: np.ndarray, holes: np.ndarray, scale: float) -> tuple[np.ndarray, int]:
+    """Re-fit the homography through the centroids of the holes near each cavity."""
+    comp_n, comp, stats, cents = cv2.connectedComponentsWithStats(holes.astype(np.uint8), 8)
+    found_mm, found_px = [], []
+    pred = cv2.perspectiveTransform(CENTRES_MM.reshape(-1, 1, 2), hom).reshape(-1, 2) * scale
+    # pit radius in small-image px, from the homography's scale near each pit
+    for cav, p in zip(CAVITIES, pred, strict=True):
+        q = cv2.perspectiveTransform(np.array([[[cav.x + cav.r, cav.y]]]), hom)[0, 0] * scale
+        rad = float(np.linalg.norm(q - p))
+        if rad < 1.5:
+            continue
+        x0, y0 = int(max(p[0] - 1.3 * rad, 0)), int(max(p[1] - 1.3 * rad, 0))
+        x1 = int(min(p[0] + 1.3 * rad + 1, holes.shape[1]))
+        y1 = int(min(p[1] + 1.3 * rad + 1, holes.shape[0]))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        ys, xs = np.nonzero(holes[y0:y1, x0:x1])
+        if len(xs) < 0.3 * math.pi * rad * rad * (1.6 if cav.half else 1.0):
+            continue
+        xs, ys = xs + x0, ys + y0
+        near = (xs - p[0]) ** 2 + (ys - p[1]) ** 2 < (1.3 * rad * (2.2 if cav.half else 1)) ** 2
+        if near.sum() < 0.3 * math.pi * rad * rad:
+            continue
+        found_mm.append((cav.x, cav.y))
+        found_px.append((xs[near].mean() / scale, ys[near].mean() / scale))
+    if len(found_mm) < 5:
+        return hom, len(found_mm)
+    src = np.array(found_mm, np.float32)
+    dst = np.array(found_px, np.float32)
+    tol = 0.25 * PIT_PITCH * _scale_of(hom)
+    h2, inl = cv2.findHomography(src, dst, cv2.RANSAC, tol)
+    if h2 is None or inl is None or int(inl.sum()) < 5:
+        return hom, len(found_mm)
+    return h2, int(inl.sum())
+
+
+def _scale_of(hom: np.ndarray) -> float:
+    q = cv2.perspectiveTransform(np.array([[[0.0, 0.0]], [[1.0, 0.0]]]), hom).reshape(-1, 2)
+    return float(np.linalg.norm(q[1] - q[0]))
+
+
+RECT_PX_PER_MM = 0.5  # resolution of the rectified board used to fit the pits
+MARGIN_X, MARGIN_Y = 60.0, 40.0  # mm around the nominal board in the rectified view
+
+
+def rectify(image: np.ndarray, hom: np.ndarray, px_per_mm: float, half_x: float,
+            half_y: float) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the board area of ``image`` to a top view in board millimetres.
+
+    Returns ``(view, to_mm)``: the BGR view (x east, y *down* = south, so the view looks
+    like the board from south's seat) covering ``[-half_x, half_x] × [-half_y, half_y]``
+    mm at ``px_per_mm``, and the 3×3 matrix from view pixels to board mm. A pyramid level
+    of the photo is used so the warp never shrinks by more than 2× (no aliasing).
+    """
+    w = int(round(2 * half_x * px_per_mm))
+    h = int(round(2 * half_y * px_per_mm))
+    to_mm = np.array([[1 / px_per_mm, 0, -half_x], [0, -1 / px_per_mm, half_y], [0, 0, 1]])
+    native = _scale_of(hom)  # full-image px per mm at the board centre
+    src = image
+    level = 1.0
+    while native * level / 2 >= 2 * px_per_mm and min(src.shape[:2]) > 64:
+        src = cv2.pyrDown(src)
+        level /= 2
+    m = np.diag([level, level, 1.0]) @ hom @ to_mm
+    view = cv2.warpPerspective(src, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return view, to_mm
+
+
+def cavity_mask(shape, to_mm: np.ndarray, sx=1.0, sy=1.0, dx=0.0, dy=0.0,
+                grow=1.0) -> np.ndarray:
+    """float32 mask of the model's cavities (1 inside) drawn in a view with ``to_mm``.
+
+    The model is stretched by ``sx``, ``sy`` and shifted by ``dx``, ``dy`` (mm); cavity
+    radii are multiplied by ``grow``.
+    """
+    mask = np.zeros(shape, np.float32)
+    to_px = np.linalg.inv(to_mm)
+    ppm = 1.0 / to_mm[0, 0]
+    for cav in CAVITIES:
+        ends = np.array([[[cav.x * sx + dx, (cav.y - cav.half) * sy + dy]],
+                         [[cav.x * sx + dx, (cav.y + cav.half) * sy + dy]]])
+        a = cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)
+        r = max(1, int(round(cav.r * grow * math.sqrt(sx * sy) * ppm)))
+        p0 = tuple(int(v) for v in np.round(a[0]))
+        p1 = tuple(int(v) for v in np.round(a[1]))
+        cv2.line(mask, p0, p1, 1.0, 2 * r)
+        cv2.circle(mask, p0, r, 1.0, -1)
+        cv2.circle(mask, p1, r, 1.0, -1)
+    return mask
+
+
+def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
+    """Per-pixel "not the board top" feature of a rectified view, float32 ``(h, w)``.
+
+    Lab distance (lightness counted fully, chroma 1.5×) from the median colour of the
+    model's top surface (the board minus its cavities, shrunk a little), capped at 60.
+    Cavities hold shaded floor or seeds, so they stand out whatever the wood's colour.
+    """
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = view.shape[:2]
+    top = np.zeros((h, w), np.uint8)
+    corners = cv2.perspectiveTransform((BOARD_CORNERS_MM * 0.92).reshape(-1, 1, 2),
+                                       np.linalg.inv(to_mm)).reshape(-1, 2)
+    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
+    top = (top > 0) & (cavity_mask((h, w), to_mm, grow=1.35) == 0)
+    ref = np.median(lab[top], axis=0) if top.sum() > 10 else np.median(lab.reshape(-1, 3), 0)
+    d = (lab - ref) * np.array([1.0, 1.5, 1.5], np.float32)
+    return np.minimum(np.sqrt((d * d).sum(-1)), 60.0).astype(np.float32)
+
+
+def fit_cavities(image: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, float, int]:
+    """Refine a rough board homography by fitting the cavity model to the photo.
+
+    Works in a rectified view at :data:`RECT_PX_PER_MM`: a template search over stretch
+    (±20 %) and shift aligns the whole model, then every cavity is moved to the local
+    maximum of the disk-averaged :func:`cavity_feature` and a homography is fitted
+    through the moved centres (RANSAC). Returns ``(homography, template score, cavities
+    located)``.
+    """
+    ppm = RECT_PX_PER_MM
+    hx, hy = BOARD_HALF_X + MARGIN_X, BOARD_HALF_Y + MARGIN_Y
+    view, to_mm = rectify(image, hom, ppm, hx, hy)
+    feat = cavity_feature(view, to_mm)
+    best = (-2.0, 1.0, 1.0, 0.0, 0.0)
+    # template: the nominal board (cavities 1, top 0) at stretch (sx, sy)
+    for sx in (0.82, 0.88, 0.94, 1.0, 1.06, 1.12, 1.19):
+        for sy in (0.85, 1.0, 1.15):
+            tw = int(round(2 * BOARD_HALF_X * sx * ppm))
+            th = int(round(2 * BOARD_HALF_Y * sy * ppm))
+            if tw >= feat.shape[1] or th >= feat.shape[0]:
+                continue
+            t_to_mm = np.array([[1 / ppm, 0, -BOARD_HALF_X * sx],
+                                [0, -1 / ppm, BOARD_HALF_Y * sy], [0, 0, 1]])
+            tpl = cavity_mask((th, tw), t_to_mm, sx, sy)
+            res = cv2.matchTemplate(feat, tpl, cv2.TM_CCOEFF_NORMED)
+            _, val, _, loc = cv2.minMaxLoc(res)
+            if val > best[0]:
+                # template centre in view px → mm
+                cxp = loc[0] + tw / 2
+                cyp = loc[1] + th / 2
+                cmm = to_mm @ np.array([cxp, cyp, 1.0])
+                best = (float(val), sx, sy, float(cmm[0]), float(cmm[1]))
+    score, sx, sy, dx, dy = best
+    # local refinement of every cavity
+    pred_mm = CENTRES_MM * np.array([sx, sy]) + np.array([dx, dy])
+    to_px = np.linalg.inv(to_mm)
+    pred_px = cv2.perspectiveTransform(pred_mm.reshape(-1, 1, 2), to_px).reshape(-1, 2)
+    r_px = PIT_R * math.sqrt(sx * sy) * ppm
+    k = int(round(r_px))
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)).astype(
+        np.float32)
+    disk /= disk.sum()
+    smooth = cv2.filter2D(feat, -1, disk, borderType=cv2.BORDER_REPLICATE)
+    win = int(round(0.22 * PIT_PITCH * ppm))
+    src, dst = [], []
+    for cav, (px_, py_) in zip(CAVITIES, pred_px, strict=True):
+        wy = win + (int(round(0.5 * cav.half * ppm)) if cav.half else 0)
+        x0, y0 = int(round(px_)) - win, int(round(py_)) - wy
+        x1, y1 = int(round(px_)) + win + 1, int(round(py_)) + wy + 1
+        x0c, y0c = max(x0, 0), max(y0, 0)
+        x1c, y1c = min(x1, smooth.shape[1]), min(y1, smooth.shape[0])
+        if x1c - x0c < 3 or y1c - y0c < 3:
+            continue
+        patch = smooth[y0c:y1c, x0c:x1c]
+        if cav.half:
+            # a store: centroid of the strong part rather than a single peak
+            wgt = np.maximum(patch - np.percentile(patch, 50), 0)
+            if wgt.sum() <= 0:
+                continue
+            yy, xx = np.mgrid[y0c:y1c, x0c:x1c]
+            qx, qy = (wgt * xx).sum() / wgt.sum(), (wgt * yy).sum() / wgt.sum()
+        else:
+            iy, ix = np.unravel_index(int(np.argmax(patch)), patch.shape)
+            qx, qy = ix + x0c, iy + y0c
+        src.append((cav.x, cav.y))
+        dst.append(to_mm @ np.array([qx, qy, 1.0]))
+    located = len(src)
+    if located >= 6:
+        s_ = np.array(src, np.float32)
+        d_ = np.array([(p[0], p[1]) for p in dst], np.float32)
+        h_mm, inl = cv2.findHomography(s_, d_, cv2.RANSAC, 0.15 * PIT_PITCH)
+        if h_mm is not None and inl is not None and int(inl.sum()) >= 6:
+            located = int(inl.sum())
+        else:
+            h_mm = None
+    else:
+        h_mm = None
+    if h_mm is None:
+        h_mm = np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
+    out = hom @ h_mm
+    return out / out[2, 2], score, located
+
+
+def find_board(image: np.ndarray) -> BoardFit | None:
+    """Locate the board in ``image`` ((H, W, 3) uint8 BGR); None if nothing board-like.
+
+    Returns a :class:`BoardFit` whose homography maps board millimetres to full-image
+    pixels with south's row toward the image bottom.
+    """
+    h, w = image.shape[:2]
+    scale = WORK_SIZE / max(h, w)
+    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    feat = _lab_features(small)
+    min_area = 0.004 * small.shape[0] * small.shape[1]
+    best = None
+    for k in (3, 4, 5, 6):
+        labels = _kmeans_labels(feat, k)
+        for score, _filled, cnt, holes in _region_candidates(labels, k, min_area):
+            if best is None or score > best[0]:
+                best = (score, cnt, holes)
+    if best is None or best[0] < 0.2:
+        return None
+    score, cnt, holes = best
+    hom = _initial_homography(cnt, scale)
+    hom, tscore, found = fit_cavities(image, hom)
+    hom, tscore, found = fit_cavities(image, hom)
+    c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
+    d = c[1] - c[0]
+    across = abs(d[1]) > abs(d[0])
+    return BoardFit(hom, float(score), found, bool(across))
