@@ -1,0 +1,323 @@
+"""Finding and fitting a printed square n×n grid (a board's playing field) in a photo.
+
+Coordinates: image points are ``(x, y)`` pixels of the full-resolution photo; a
+*rectified* view is a square image in which the candidate board is seen from above.
+Homographies are ``(3, 3)`` float64 arrays mapping homogeneous image points to the
+rectified view (OpenCV convention, ``cv2.warpPerspective``).
+
+Pipeline pieces (all plain functions over arrays):
+
+* :func:`quad_candidates` — convex quadrilaterals in a reduced-resolution photo that
+  could be a board's outline (edge contours, saturated-colour clusters, flat regions);
+* :func:`fit_grid_profiles` — the n+1 equally spaced lines of a grid in a roughly
+  rectified view, from the projection profiles of the image gradient;
+* :func:`refine_grid` — per-intersection line positions → a homography fitted with
+  ``cv2.findHomography`` (RANSAC), absorbing the error of the first guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+def order_quad(pts: np.ndarray) -> np.ndarray:
+    """Order four points ``(4, 2)`` clockwise in image coordinates, starting top-left."""
+    p = np.asarray(pts, dtype=np.float64).reshape(4, 2)
+    c = p.mean(axis=0)
+    ang = np.arctan2(p[:, 1] - c[1], p[:, 0] - c[0])
+    p = p[np.argsort(ang)]  # clockwise on screen (y down)
+    start = int(np.argmin(p.sum(axis=1)))
+    return np.roll(p, -start, axis=0)
+
+
+def square_homography(quad: np.ndarray, side: float, margin: float) -> np.ndarray:
+    """Homography mapping ``quad`` (4 image points, clockwise) onto the square
+    ``[margin, margin + side]²`` of a rectified view."""
+    dst = np.array([[margin, margin], [margin + side, margin],
+                    [margin + side, margin + side], [margin, margin + side]], np.float32)
+    return cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+
+
+def _contour_quads(mask: np.ndarray, min_area: float) -> list[np.ndarray]:
+    quads = []
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        if cv2.contourArea(c) < min_area:
+            continue
+        hull = cv2.convexHull(c)
+        if cv2.contourArea(hull) < min_area:
+            continue
+        peri = cv2.arcLength(hull, True)
+        for eps in (0.02, 0.04):
+            ap = cv2.approxPolyDP(hull, eps * peri, True)
+            if len(ap) == 4:
+                quads.append(ap.reshape(4, 2).astype(np.float64))
+                break
+        else:
+            box = cv2.boxPoints(cv2.minAreaRect(hull))
+            quads.append(np.asarray(box, np.float64))
+    return quads
+
+
+def quad_candidates(small_bgr: np.ndarray, *, min_frac: float = 0.01,
+                    max_frac: float = 0.9) -> list[np.ndarray]:
+    """Candidate board outlines in a reduced photo ``(h, w, 3)`` uint8 BGR.
+
+    Sources: closed contours of the Canny edges of lightness; clusters of saturated
+    colour (rim markings, tiles, printed fields) closed over about a cell; regions of
+    low texture. Returns quads ``(4, 2)`` in the reduced image's pixels, clockwise from
+    top-left, area between ``min_frac`` and ``max_frac`` of the image, deduplicated.
+    """
+    h, w = small_bgr.shape[:2]
+    area = float(h * w)
+    min_area, max_area = min_frac * area, max_frac * area
+    gray = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    quads: list[np.ndarray] = []
+    k3 = np.ones((3, 3), np.uint8)
+    for lo, hi in ((30, 90), (60, 160)):
+        edges = cv2.dilate(cv2.Canny(blur, lo, hi), k3)
+        quads += _contour_quads(edges, min_area)
+    hsv = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2HSV)
+    sat = ((hsv[..., 1] > 110) & (hsv[..., 2] > 50)).astype(np.uint8) * 255
+    ksize = max(3, int(round(min(h, w) / 40)) | 1)
+    kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ksize, ksize))
+    closed = cv2.morphologyEx(sat, cv2.MORPH_CLOSE, kern)
+    closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, k3)
+    quads += _contour_quads(closed, min_area)
+    # flat regions: low local gradient energy (board print between its markings)
+    gx = cv2.Sobel(blur, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(blur, cv2.CV_32F, 0, 1, ksize=3)
+    energy = cv2.blur(np.abs(gx) + np.abs(gy), (ksize, ksize))
+    flat = (energy < np.percentile(energy, 35)).astype(np.uint8) * 255
+    flat = cv2.morphologyEx(flat, cv2.MORPH_CLOSE, kern)
+    quads += _contour_quads(flat, min_area)
+    out: list[np.ndarray] = []
+    for q in quads:
+        a = abs(cv2.contourArea(q.astype(np.float32)))
+        if not (min_area <= a <= max_area):
+            continue
+        q = order_quad(q)
+        sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+        if sides.min() < 0.3 * sides.max():
+            continue
+        if any(np.abs(q - o).max() < 0.02 * max(h, w) for o in out):
+            continue
+        out.append(q)
+    return out
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """An n×n grid in a rectified view: lines ``x0 + k·px`` and ``y0 + k·py`` (pixels);
+    ``score`` is the fraction of the grid's line segments that show as dark lines."""
+
+    n: int
+    x0: float
+    px: float
+    y0: float
+    py: float
+    score: float
+
+
+def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Thin-dark-line responses of a grey view ``(H, W)``: how much darker each pixel is
+    than both neighbours 2 px left/right (first map) and up/down (second map), clipped
+    to 0..30 grey levels (float32)."""
+    g = gray.astype(np.float32)
+    rx = np.clip(np.minimum(np.roll(g, 2, 1), np.roll(g, -2, 1)) - g, 0, 30)
+    ry = np.clip(np.minimum(np.roll(g, 2, 0), np.roll(g, -2, 0)) - g, 0, 30)
+    return rx, ry
+
+
+def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 6):
+    """The ``k`` best runs of n+1 equally spaced lines ``a + j·p`` on a 1-D profile."""
+    L = len(prof)
+    base = float(np.median(prof)) + 1e-6
+    A = np.arange(L, dtype=np.float64)[:, None]
+    P = np.arange(pmin, pmax, 0.5)[None, :]
+    if P.size == 0:
+        return []
+    j = np.arange(n + 1)
+    lines = np.clip(np.rint(A[..., None] + P[..., None] * j).astype(np.int64), 0, L - 1)
+    mids = np.clip(np.rint(A[..., None] + P[..., None] * (j[:-1] + 0.5)).astype(np.int64),
+                   0, L - 1)
+    on = np.sort(prof[lines], axis=-1)[..., 1:].mean(axis=-1)
+    off = prof[mids].mean(axis=-1)
+    score = (on - off) / base
+    score[(A + n * P) > L - 1] = -np.inf
+    out: list[tuple[float, float, float]] = []
+    for flat in np.argsort(score.ravel())[::-1][:600]:
+        a_i, p_i = np.unravel_index(int(flat), score.shape)
+        a, p, sc = float(A[a_i, 0]), float(P[0, p_i]), float(score[a_i, p_i])
+        if not np.isfinite(sc):
+            break
+        if any(abs(a - a2) < 0.3 * p and abs(p - p2) < 0.1 * p for a2, p2, _ in out):
+            continue
+        out.append((a, p, sc))
+        if len(out) >= k:
+            break
+    return out
+
+
+def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[GridFit]:
+    """Fit n×n square grids of thin dark lines to a rectified grey view ``(S, S)``.
+
+    Candidate runs of n+1 lines come from the column/row sums of :func:`ridge_maps`;
+    every pair (vertical run, horizontal run) with equal spacing is then scored in 2-D:
+    the fraction of the grid's line segments (one per cell side) whose line response is
+    clearly above that of the cell interiors. Lines printed outside the field (rim
+    markings) do not form segments across the field, so they lose. Best first.
+    """
+    S = gray.shape[0]
+    rx, ry = ridge_maps(gray)
+    rx = cv2.GaussianBlur(rx, (0, 0), 1.0)
+    ry = cv2.GaussianBlur(ry, (0, 0), 1.0)
+    prof_x = rx.sum(axis=0).astype(np.float64)
+    prof_y = ry.sum(axis=1).astype(np.float64)
+    cx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
+    cy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
+    fits: list[GridFit] = []
+    for n in sizes:
+        runs_x = _top_line_runs(prof_x, n, min_fill * S / n, 0.98 * S / n)
+        runs_y = _top_line_runs(prof_y, n, min_fill * S / n, 0.98 * S / n)
+        j = np.arange(n + 1)
+        for ax, pxx, _ in runs_x:
+            for ay, pyy, _ in runs_y:
+                if abs(pxx - pyy) > 0.08 * max(pxx, pyy):
+                    continue
+                xs = np.clip(np.rint(ax + j * pxx).astype(int), 0, S - 1)
+                ys = np.clip(np.rint(ay + j * pyy).astype(int), 0, S - 1)
+                mx = np.clip(np.rint(ax + (j[:-1] + 0.5) * pxx).astype(int), 0, S - 1)
+                my = np.clip(np.rint(ay + (j[:-1] + 0.5) * pyy).astype(int), 0, S - 1)
+                seg_v = (cx[ys[1:]][:, xs] - cx[ys[:-1]][:, xs]) / pyy
+                seg_h = (cy[ys][:, xs[1:]] - cy[ys][:, xs[:-1]]) / pxx
+                off_v = (cx[ys[1:]][:, mx] - cx[ys[:-1]][:, mx]) / pyy
+                off_h = (cy[my][:, xs[1:]] - cy[my][:, xs[:-1]]) / pxx
+                ref = float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()]))) + 0.5
+                frac = (float(np.mean(seg_v > 2 * ref)) + float(np.mean(seg_h > 2 * ref))) / 2
+                # the lines must end at the field's border: their extensions by one cell
+                # beyond it (rim, table) must not look like grid lines
+                outside = []
+                for y_a, y_b in ((ay - pyy, ay), (ay + n * pyy, ay + (n + 1) * pyy)):
+                    lo, hi = int(np.clip(round(y_a), 0, S)), int(np.clip(round(y_b), 0, S))
+                    if hi - lo >= 0.5 * pyy:
+                        outside.append((cx[hi, xs] - cx[lo, xs]) / (hi - lo) > 2 * ref)
+                for x_a, x_b in ((ax - pxx, ax), (ax + n * pxx, ax + (n + 1) * pxx)):
+                    lo, hi = int(np.clip(round(x_a), 0, S)), int(np.clip(round(x_b), 0, S))
+                    if hi - lo >= 0.5 * pxx:
+                        outside.append((cy[ys, hi] - cy[ys, lo]) / (hi - lo) > 2 * ref)
+                if outside:
+                    frac -= float(np.mean(np.concatenate(outside)))
+                fits.append(GridFit(n, ax, pxx, ay, pyy, frac))
+    fits.sort(key=lambda f: -f.score)
+    return fits
+
+
+def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
+                search: float = 0.2) -> np.ndarray | None:
+    """Measure every grid intersection near its expected place in a rectified view.
+
+    ``gray (S, S)`` shows the field ``[margin, margin + n·cell]²``. For every vertical
+    line k and every band of rows one cell high around horizontal line l, the column of
+    strongest thin-dark-line response (:func:`ridge_maps`) within ``±search·cell`` is
+    taken (likewise for horizontal lines); their crossings become point pairs. Returns
+    the ``(3, 3)`` homography (rectified view → ideal view) fitted by RANSAC, or None
+    when fewer than 12 crossings were seen clearly.
+    """
+    rx, ry = ridge_maps(gray)
+    S = gray.shape[0]
+    r = max(2, int(round(search * cell)))
+    offs = np.arange(-r, r + 1)
+    ideal = margin + np.arange(n + 1) * cell
+    lo = np.clip(np.rint(ideal - cell / 2).astype(int), 0, S)
+    hi = np.clip(np.rint(ideal + cell / 2).astype(int), 0, S)
+    cgx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
+    cgy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
+    band_x = cgx[hi] - cgx[lo]            # (bands l, S): column profile around row line l
+    band_y = (cgy[:, hi] - cgy[:, lo]).T  # (bands k, S): row profile around column line k
+    idx = np.clip(np.rint(ideal[:, None] + offs[None, :]).astype(int), 0, S - 1)  # (lines, w)
+    vx = band_x[:, idx]                   # (band l, line k, w)
+    vy = band_y[:, idx]                   # (band k, line l, w)
+    jx = np.argmax(vx, axis=2)
+    jy = np.argmax(vy, axis=2)
+    kk = np.arange(n + 1)
+    xs = idx[kk[None, :], jx]             # xs[l, k]: vertical line k near row line l
+    ys = idx[kk[None, :], jy]             # ys[k, l]: horizontal line l near column line k
+    wx = vx.max(axis=2) / (np.median(vx, axis=2) + 1e-3)
+    wy = vy.max(axis=2) / (np.median(vy, axis=2) + 1e-3)
+    good = (wx > 1.5) & (wy.T > 1.5)      # [l, k]
+    ll, kk2 = np.nonzero(good)
+    if len(ll) < 12:
+        return None
+    src = np.stack([xs[ll, kk2], ys[kk2, ll]], axis=1).astype(np.float32)
+    dst = np.stack([ideal[kk2], ideal[ll]], axis=1).astype(np.float32)
+    Hm, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.06 * cell)
+    return Hm
+
+
+def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
+    """Fit ``d ≈ a + b·t`` robustly (least squares, trimming the worst third twice)."""
+    keep = np.ones(len(t), bool)
+    a = b = 0.0
+    for _ in range(iters):
+        if keep.sum() < 4:
+            return None
+        b, a = np.polyfit(t[keep], d[keep], 1)
+        res = np.abs(d - (a + b * t))
+        keep = res <= max(np.percentile(res[keep], 66), 1.0)
+    return a, b
+
+
+def outline_from_mask(mask: np.ndarray, depth: float = 0.3) -> np.ndarray | None:
+    """The quad ``(4, 2)`` (clockwise from top-left) bounding a roughly centred square
+    ring of marked pixels in a roughly rectified view ``mask (S, S)`` bool.
+
+    For every row (column) the first marked pixel from each side, within ``depth·S`` of
+    that side, is a point on that side's outline; a robust line is fitted per side
+    (trimmed least squares) and the four lines are intersected. None if a side has too
+    few points.
+    """
+    S = mask.shape[0]
+    lim = int(depth * S)
+    idx = np.arange(S)
+    lo, hi = int(0.15 * S), int(0.85 * S)
+    lines = []
+    for side in range(4):
+        if side == 0:
+            sub = mask[:lim, lo:hi]
+            hit = sub.any(axis=0)
+            d = np.argmax(sub, axis=0).astype(np.float64)
+        elif side == 2:
+            sub = mask[S - lim:, lo:hi][::-1]
+            hit = sub.any(axis=0)
+            d = (S - 1 - np.argmax(sub, axis=0)).astype(np.float64)
+        elif side == 3:
+            sub = mask[lo:hi, :lim]
+            hit = sub.any(axis=1)
+            d = np.argmax(sub, axis=1).astype(np.float64)
+        else:
+            sub = mask[lo:hi, S - lim:][:, ::-1]
+            hit = sub.any(axis=1)
+            d = (S - 1 - np.argmax(sub, axis=1)).astype(np.float64)
+        t = idx[lo:hi].astype(np.float64)[hit]
+        if len(t) < 0.2 * (hi - lo):
+            return None
+        fit = _robust_line(t, d[hit])
+        if fit is None:
+            return None
+        lines.append(fit)
+    # top/bottom: y = a + b x ; left/right: x = a + b y
+    (at, bt), (ar, br), (ab, bb), (al, bl) = lines
+
+    def meet(a_h, b_h, a_v, b_v):
+        # y = a_h + b_h x ; x = a_v + b_v y
+        y = (a_h + b_h * a_v) / (1 - b_h * b_v)
+        return a_v + b_v * y, y
+
+    quad = np.array([meet(at, bt, al, bl), meet(at, bt, ar, br),
+                     meet(ab, bb, ar, br), meet(ab, bb, al, bl)])
+    return quad if np.all(np.isfinite(quad)) else None
