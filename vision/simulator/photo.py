@@ -76,6 +76,12 @@ def shoot(
     canvas = Canvas(cam)
     tex_rng = rng_for(seed, game, "texture")
     canvas.render_table(cond.table, tex_rng)
+    if cond.props:
+        from .props import draw_props
+
+        pts = np.asarray(frame_points, dtype=np.float64).reshape(-1, 3)
+        radius = float(np.max(np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1])))
+        draw_props(canvas, list(cond.props), cond, tex_rng, centre, radius)
     draw(canvas, cond, tex_rng)
     bgr = canvas.finish(cond, rng_for(seed, game, "sensor"), centre, extent)
     return encode_jpeg(bgr, cond.jpeg_quality), bgr, cam, cond

@@ -155,6 +155,7 @@ class Conditions:
     jpeg_quality: int = 90
     gloss: float = 1.0  # scales specular highlights
     board_rotation: float = 0.0  # degrees, how the board/figure lies on the table
+    props: tuple = ()  # things lying beside the game (see vision.simulator.props)
 
     def to_json(self) -> dict:
         """JSON-ready dict of the conditions (rounded floats)."""
@@ -228,6 +229,8 @@ def sample_table(rng: np.random.Generator, difficulty: str) -> dict:
 
 def sample_conditions(rng: np.random.Generator, difficulty: str) -> Conditions:
     """Random lighting, table, optics and sensor settings for a difficulty level."""
+    from .props import sample_props
+
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
     hard, easy = difficulty == "hard", difficulty == "easy"
@@ -287,6 +290,7 @@ def sample_conditions(rng: np.random.Generator, difficulty: str) -> Conditions:
         jpeg_quality=int(rng.integers(q_lo, q_hi + 1)),
         gloss=float(rng.uniform(0.5, 1.5)),
         board_rotation=float(rng.uniform(0, 360)),
+        props=tuple(sample_props(rng, difficulty)),
     )
 
 
