@@ -1,10 +1,11 @@
 """Move suggestion for the 2-player open-hand CARIBO game.
 
 Two-ply minimax (the mover's placement, then every reply of the opponent, with
-alpha-beta cut-offs) over a mobility evaluation: the number of the mover's tiles that
-can still be placed (plus a tenth of a point per placement) minus twice the same for
-the opponent.  Blocking the opponent matters more than keeping one's own options,
-because a blocked opponent passes and the mover plays on.  Finished games score
+alpha-beta cut-offs) over a mobility evaluation: per player, the number of their tiles
+that can still be placed, plus a tenth of a point per placement, minus two points per
+tile still in hand; the mover's value minus twice the opponent's.  Blocking the
+opponent matters more than keeping one's own options, because a blocked opponent
+passes and the mover plays on (and gains a tile on them for a blocked ending).  Finished games score
 ±1 000 000 (0 for a draw).  Ties are broken at random when an ``rng`` is given, else by
 the order of :meth:`engines.caribo.board.Board.legal_placements`.
 
@@ -22,6 +23,7 @@ WIN = 1_000_000.0
 OWN_TILE = 1.0
 OWN_PLACEMENT = 0.1
 OPPONENT_FACTOR = 2.0
+HAND_TILE = 2.0
 
 
 def evaluate(game: CariboGame, player: int) -> float:
@@ -38,6 +40,7 @@ def evaluate(game: CariboGame, player: int) -> float:
         value = (
             OWN_TILE * board.playable_tiles(hand).bit_count()
             + OWN_PLACEMENT * board.count_placements(hand)
+            - HAND_TILE * hand.bit_count()
         )
         score += value if p == player else -OPPONENT_FACTOR * value / (game.n_players - 1)
     return score
