@@ -1,0 +1,1 @@
+"""Data: the CARIBO figure library (``library.json``), see :mod:`engines.caribo.puzzles`."""
