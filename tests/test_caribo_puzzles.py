@@ -202,3 +202,61 @@ def test_solver_resolves_library_figures(name):
     fig = library()[name].figure
     result = solve(fig)
     assert result.board is not None and check_solution(result.board, fig) == []
+
+
+def _naive_solvable(cells: list, fs: bool, pool: list[Tile]) -> bool:
+    """Plain DFS in row-major order, no bitsets, no heuristics: the reference."""
+    from engines.caribo import neighbour
+
+    placed: dict = {}
+    used: set = set()
+
+    def fits(cell, tile):
+        for edge in range(1, 7):
+            other = placed.get(neighbour(*cell, edge, fs))
+            if other is not None and other.segments[(edge + 2) % 6] != tile.segments[edge - 1]:
+                return False
+        return True
+
+    def dfs(k):
+        if k == len(cells):
+            return True
+        for t in pool:
+            if t.identity in used:
+                continue
+            for rot in set(t.rotations()):
+                if fits(cells[k], rot):
+                    placed[cells[k]] = rot
+                    used.add(t.identity)
+                    if dfs(k + 1):
+                        return True
+                    del placed[cells[k]]
+                    used.discard(t.identity)
+        return False
+
+    return dfs(0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 7), st.integers(2, 9))
+def test_solver_agrees_with_naive_search(seed, size, pool_size):
+    from engines.caribo.geometry import AXIAL_DIRECTIONS
+
+    rng = random.Random(seed)
+    shape = {(0, 0)}
+    while len(shape) < size:
+        q, r = rng.choice(sorted(shape))
+        dq, dr = rng.choice(AXIAL_DIRECTIONS)
+        shape.add((q + dq, r + dr))
+    board = board_from_axial({}, sorted(shape))
+    fig = Figure(board.open_cells, board.first_row_shifted, board.height, board.width)
+    colours = rng.sample("WSBRGY", 3)  # few colours: impossible figures are common
+    candidates = [t for t in ALL_TILES if t.minor in colours and t.major in colours]
+    pool = rng.sample(candidates, min(pool_size, len(candidates)))
+    result = solve(fig, pool)
+    assert result.complete
+    expected = _naive_solvable(sorted(fig.cells), fig.first_row_shifted, pool)
+    assert result.solved == expected
+    if result.solved:
+        assert check_solution(result.board, fig) == []
+        assert {t.identity for t in result.board.tiles.values()} <= {t.identity for t in pool}
