@@ -177,6 +177,11 @@ class TLSTerminator:
             self._loop.run_forever()
         finally:
             self._server.close()
+            # end open relays inside the loop, so no coroutine outlives it
+            tasks = asyncio.all_tasks(self._loop)
+            for task in tasks:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             self._loop.run_until_complete(self._server.wait_closed())
             self._loop.close()
 

@@ -28,6 +28,10 @@ SCAFFOLD_WARNING = "TEST SCAFFOLDING: truth JSON of a sample picture, not a reco
 # Small, fixed positions used when a picture has to be rendered for the tests.
 RENDER_STATES = {
     "caribo": "0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,23SB,61BS,34GS",
+    "colomino": json.dumps(
+        {"game": "colomino", "size": 9,
+         "rows": [["."] * 9 for _ in range(8)] + [[".", "BRRG"] + ["."] * 7]}
+    ),  # fmt: skip
 }
 
 
@@ -111,6 +115,43 @@ def render_with_simulator(game: str, state: str, photo: Path) -> None:
     )  # fmt: skip
 
 
+def fit_frame(bgr: np.ndarray, truth: dict | None, size=(1280, 720)):
+    """Letterbox ``bgr`` into a ``size`` frame (a camera's 16:9) and move the truth's
+    pixel coordinates (every ``*_px`` field of the pieces) with it.
+
+    Chromium's fake camera crops a 4:3 file to the requested 16:9, which would move the
+    pixels away from the truth; a frame that already has the camera's shape is delivered
+    as it is.
+    """
+    width, height = size
+    h, w = bgr.shape[:2]
+    scale = min(width / w, height / h)
+    new_w, new_h = round(w * scale), round(h * scale)
+    ox, oy = (width - new_w) // 2, (height - new_h) // 2
+    frame = np.zeros((height, width, 3), np.uint8)
+    frame[oy : oy + new_h, ox : ox + new_w] = cv2.resize(
+        bgr, (new_w, new_h), interpolation=cv2.INTER_AREA
+    )
+    if truth is None:
+        return frame, None
+
+    def move(value):
+        if isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, int | float) for v in value
+        ):
+            return [value[0] * scale + ox, value[1] * scale + oy]
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        return value
+
+    truth = json.loads(json.dumps(truth))
+    for piece in truth.get("pieces") or []:
+        for key in list(piece):
+            if key.endswith("_px"):
+                piece[key] = move(piece[key])
+    return frame, truth
+
+
 def jpeg_bytes(bgr: np.ndarray, quality: int = 85) -> bytes:
     """Encode a BGR image as JPEG bytes."""
     ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -128,10 +169,12 @@ def png_bytes(bgr: np.ndarray) -> bytes:
 class LiveServer:
     """Serve ``app`` with waitress on 127.0.0.1:<free port> in a daemon thread."""
 
-    def __init__(self, app):
+    def __init__(self, app, url_scheme: str = "http"):
         import waitress
 
-        self.server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+        self.server = waitress.create_server(
+            app, host="127.0.0.1", port=0, threads=4, url_scheme=url_scheme
+        )
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self._run, daemon=True)
