@@ -12,7 +12,10 @@ Quick tour::
     '0,0,34WS,56SW,0 - e0,12WB,34BW,0,0'
 
 Coordinates are ``(row, col)`` of the notation grid (0-based); see
-:mod:`engines.caribo.geometry` for the hex convention.
+:mod:`engines.caribo.geometry` for the hex convention.  Modules: ``tiles`` (Tile, the
+set), ``geometry`` (hex lattice), ``notation`` (parse/print), ``board`` (placement
+rules, legal placements), ``game`` (2–4 players, championship match), ``puzzles``
+(solution checking, figure library), ``solver``, ``strategy`` (move suggestion).
 """
 
 from .board import Board, Mismatch, Placement, board_from_axial
@@ -26,6 +29,7 @@ from .errors import (
     RowAlternationError,
     TileCodeError,
 )
+from .game import PASS, CariboGame, ChampionshipMatch, Pass
 from .geometry import (
     cell_centre,
     from_axial,
@@ -37,10 +41,24 @@ from .geometry import (
     to_axial,
 )
 from .notation import Figure, format_board, format_figure, parse_board, parse_figure
+from .puzzles import BUTTERFLY, Problem, check_solution, library
+from .solver import SolveResult, solve
+from .strategy import suggest_move
 from .tiles import ALL_TILES, COLOURS, PAIRS, Tile, full_set, parse_hand
 
 __all__ = [
     "ALL_TILES",
+    "BUTTERFLY",
+    "PASS",
+    "CariboGame",
+    "ChampionshipMatch",
+    "Pass",
+    "Problem",
+    "SolveResult",
+    "check_solution",
+    "library",
+    "solve",
+    "suggest_move",
     "COLOURS",
     "PAIRS",
     "Board",
