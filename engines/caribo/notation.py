@@ -27,7 +27,7 @@ from .errors import (
     RowAlternationError,
     TileCodeError,
 )
-from .geometry import from_axial, is_indented, rotate_axial, to_axial
+from .geometry import is_indented, rotate_axial, to_axial
 from .tiles import Tile
 
 Cell = tuple[int, int]
@@ -219,18 +219,12 @@ def format_figure(figure: Figure) -> str:
     )
 
 
-def figure_to_board_cells(figure: Figure) -> list[Cell]:
-    """The figure's cells sorted row-major (helper for solvers and printers)."""
-    return sorted(figure.cells)
-
-
 __all__ = [
     "Figure",
+    "duplicates_of",
     "format_board",
     "format_figure",
+    "normalize_shape",
     "parse_board",
     "parse_figure",
-    "normalize_shape",
-    "duplicates_of",
-    "from_axial",
 ]

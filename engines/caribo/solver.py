@@ -1,16 +1,22 @@
 """Exhaustive solver for CARIBO solo figures.
 
 Fills every cell of a figure with distinct physical tiles (any rotation) so that every
-shared edge matches, or proves that no such filling exists.  Depth-first search over
-cells with
+shared edge matches, or proves that no such filling exists.  Depth-first search with
 
 * bitsets over the 216 tile-in-rotation pairs (``EDGE_COLOUR_MASK`` intersections give
-  each cell's domain in a few AND operations),
+  each open cell's domain in a few AND operations; used tiles are masked out),
 * most-constrained cell first (smallest domain; ties: most filled neighbours, then
-  most neighbours in the figure),
-* forward checking (a cell with an empty domain fails the branch at once) and, when
-  the figure needs every remaining tile, a check that each remaining tile still fits
-  some open cell.
+  most neighbours in the figure) and forward checking (an open cell with an empty
+  domain fails the branch at once),
+* when every remaining tile must be used (a 36-cell figure with the full set): the
+  dual view – a tile with fewer (cell, rotation) options than the best cell has
+  candidates is branched on instead; a check that each remaining tile still fits some
+  open cell; and a colour count: per colour, the remaining tiles must supply at least
+  the segments that filled neighbours demand, and the odd surpluses must fit on the
+  figure's free outline edges (inner edges take colours in pairs),
+* restarts over a small portfolio of two configurations (one places the one-colour
+  tiles as soon as they are the most constrained tile) with node budgets growing ×4;
+  every run is exhaustive within its budget, so the search stays complete.
 
 The placement-order rule of the game (touch two tiles) does not apply to puzzles (SPEC).
 """
@@ -97,17 +103,6 @@ class _Search:
             ranks = list(range(36))
             rng.shuffle(ranks)
             self.rank = [ranks[b // 6] * 6 + b % 6 for b in range(216)]
-
-    def domain(self, i: int) -> int:
-        mask = self.avail_rot
-        assigned = self.assigned
-        for e, j in self.nbr[i]:
-            a = assigned[j]
-            if a >= 0:
-                mask &= EDGE_COLOUR_MASK[e][ROTATION_SEGMENTS[a][(e + 3) % 6]]
-                if not mask:
-                    return 0
-        return mask
 
     def run(self) -> bool:
         if self.n == 0:
@@ -244,7 +239,8 @@ def solve(
     (``complete=False``).  The search runs the :data:`PORTFOLIO` configurations in
     turn with node budgets growing by :data:`BUDGET_GROWTH`; each run is exhaustive
     within its budget, so the first run that finishes decides: a filling, or a proof
-    that none exists.  ``nodes`` counts the nodes of all runs.
+    that none exists.  ``nodes`` counts the nodes of all runs.  ``seed`` shuffles the
+    order in which tiles are tried (default: one-colour tiles first, then by id).
     """
     available = (1 << 36) - 1 if tiles is None else hand_mask(tiles)
     start = time.perf_counter()
