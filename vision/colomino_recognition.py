@@ -45,7 +45,7 @@ from vision.square_grid import (
 
 COLOURS = "RYGB"
 #: Canonical view: pixels per cell, and cells of margin around the field.
-CELL = 32
+CELL = 24
 MARGIN_CELLS = 1
 #: Nominal game colours (sRGB 0..255) used only to name the clusters.
 NOMINAL_SRGB = {"R": (205, 35, 45), "Y": (245, 200, 20), "G": (30, 150, 70), "B": (25, 85, 185)}
@@ -56,16 +56,29 @@ MIN_GRID_SCORE = 0.3
 
 
 # ----------------------------------------------------------------------------- locate
-def _colour_classes_small(small: np.ndarray) -> list[np.ndarray]:
-    """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated)."""
+def white_patch_gains(bgr: np.ndarray, pct: float = 97.0) -> np.ndarray:
+    """Per-channel gains ``(3,)`` (BGR) mapping the photo's near-brightest level to 240.
+
+    A white-patch illuminant estimate: the board print, jokers and glare are among the
+    brightest surfaces and reflect the light's colour. Gains are limited to 0.5..3."""
+    ref = np.percentile(bgr.reshape(-1, 3), pct, axis=0).astype(np.float64)
+    return np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
+
+
+def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) -> list[np.ndarray]:
+    """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated),
+    after the white-patch ``gains`` (BGR) if given."""
+    if gains is not None:
+        small = cv2.convertScaleAbs(small.astype(np.float32) * gains.astype(np.float32))
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     h = hsv[..., 0].astype(np.int32) * 2
-    sat = (hsv[..., 1] > 80) & (hsv[..., 2] > 40)
+    sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
     return [sat & ((h < 20) | (h >= 330)), sat & (h >= 35) & (h < 75),
             sat & (h >= 85) & (h < 175), sat & (h >= 185) & (h < 265)]
 
 
-def _colour_cluster_quads(small: np.ndarray) -> list[np.ndarray]:
+def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None
+                          ) -> list[np.ndarray]:
     """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
 
     A class covering a fifth of the photo is the table (or the light) and is dropped.
@@ -74,16 +87,19 @@ def _colour_cluster_quads(small: np.ndarray) -> list[np.ndarray]:
     two) give a rectangle.
     """
     h, w = small.shape[:2]
-    masks = [m for m in _colour_classes_small(small) if m.mean() < 0.2]
+    masks = [m for m in _colour_classes_small(small, gains) if m.mean() < 0.2]
     if len(masks) < 2:
         return []
-    win = max(9, min(h, w) // 6) | 1
-    div = np.zeros((h, w), np.int32)
+    # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
+    ch, cw = max(1, h // 4), max(1, w // 4)
+    win = max(3, min(ch, cw) // 6) | 1
+    div = np.zeros((ch, cw), np.int32)
     coloured = np.zeros((h, w), bool)
     for mk in masks:
-        mk = cv2.morphologyEx(mk.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        coloured |= mk > 0
-        div += cv2.blur(mk.astype(np.float32), (win, win)) > 0.01
+        coloured |= mk
+        coarse = cv2.resize(mk.astype(np.float32), (cw, ch), interpolation=cv2.INTER_AREA)
+        div += cv2.blur(coarse, (win, win)) > 0.01
+    div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
     need = min(3, len(masks))
     region = (div >= need).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(region)
@@ -102,17 +118,20 @@ def _expand(quad: np.ndarray, factor: float) -> np.ndarray:
 
 
 def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
-                       drop: list[bool], sizes, view: int = 256, vm: int = 24):
+                       drop: list[bool], gains: np.ndarray, sizes, view: int = 256,
+                       vm: int = 24):
     """Rectify one candidate outline, straighten it on the rim markings, fit the grid.
 
     ``quad`` is in full-resolution pixels; ``half`` is the photo at half size (warps
-    read from it). Returns ``(GridFit, H)`` with ``H`` full-res image → view, or None.
+    read from it). Returns ``(GridFit | None, H, ruler | None)`` with ``H`` full-res
+    image → view and ``ruler`` the answer of :func:`ruler_grid`, or None.
     """
     S_h = np.diag([0.5, 0.5, 1.0])
     Hq = square_homography(quad, view - 2 * vm, vm)
     rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
                                flags=cv2.INTER_LINEAR)
-    masks = [m for m, d in zip(_colour_classes_small(rect), drop, strict=True) if not d]
+    masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
+             if not d]
     ring = np.zeros(rect.shape[:2], bool)
     for m in masks:
         ring |= m
@@ -125,56 +144,190 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
             Hq = square_homography(quad2, view - 2 * vm, vm)
             rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
                                        flags=cv2.INTER_LINEAR)
+        masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
+                 if not d]
+    ruler = ruler_grid(masks, vm, sizes) if outline is not None and len(masks) == 4 else None
     fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
-    if not fits:
+    if not fits and ruler is None:
         return None
-    return fits[0], Hq
+    return (fits[0] if fits else None), Hq, ruler
+
+
+def _strip_labels(masks: list[np.ndarray], side: int, vm: int):
+    """Colour class along one side's rim strip of a rectified view.
+
+    ``masks``: class masks ``(S, S)``; the rim markings' outer edge is at ``vm`` from
+    the view's border. Returns ``(labels (S,), depth)`` — per position along the side
+    (left→right for top/bottom, top→bottom for left/right) the dominant class index or
+    -1, and the strip's depth in pixels — or None if the side shows no band of colour.
+    """
+    S = masks[0].shape[0]
+    stack = np.stack(masks).astype(np.float32)  # (K, S, S)
+    if side == 0:
+        band = stack[:, vm - 2:vm + S // 8]
+    elif side == 2:
+        band = stack[:, S - vm - S // 8:S - vm + 2][:, ::-1]
+    elif side == 3:
+        band = stack[:, :, vm - 2:vm + S // 8].transpose(0, 2, 1)
+    else:
+        band = stack[:, :, S - vm - S // 8:S - vm + 2][:, :, ::-1].transpose(0, 2, 1)
+    lo, hi = int(0.2 * S), int(0.8 * S)
+    rows = band.sum(axis=0)[:, lo:hi].mean(axis=1)  # coloured fraction per depth row
+    on = np.nonzero(rows > 0.35)[0]
+    if len(on) == 0:
+        return None
+    first = int(on[0])
+    last = first
+    while last + 1 < len(rows) and rows[last + 1] > 0.35:
+        last += 1
+    strip = band[:, first:last + 1].sum(axis=1)  # (K, S)
+    total = strip.sum(axis=0)
+    labels = np.where(total >= 0.5 * (last - first + 1), np.argmax(strip, axis=0), -1)
+    return labels, last - first + 1
+
+
+def _ruler_fit(labels: np.ndarray, n: int):
+    """Fit n equal rim markings to a strip's labels: ``(a, p, score)`` with marking k
+    centred at ``a + (k + ½)·p``. The markings are the runs of one colour; their centres
+    (immune to blur eating the edges) are regressed on their index. Score: the share of
+    the n markings seen as exactly one run of about one pitch."""
+    idx = np.nonzero(labels >= 0)[0]
+    if len(idx) < n:
+        return None
+    e0, e1 = float(idx[0]), float(idx[-1] + 1)
+    p0 = (e1 - e0) / n
+    # runs of equal labels
+    change = np.nonzero(np.diff(labels) != 0)[0] + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(labels)]])
+    ks, cs = [], []
+    seen = np.zeros(n, int)
+    for st, en in zip(starts, ends, strict=True):
+        if labels[st] < 0:
+            continue
+        length = en - st
+        if not (0.45 * p0 <= length <= 1.25 * p0):
+            continue
+        centre = (st + en) / 2.0
+        k = int(np.floor((centre - e0) / p0))
+        if 0 <= k < n:
+            ks.append(k + 0.5)
+            cs.append(centre)
+            seen[k] += 1
+    if len(ks) < max(3, n // 2):
+        return None
+    ks_a, cs_a = np.array(ks), np.array(cs)
+    pk, ak = np.polyfit(ks_a, cs_a, 1)
+    resid = np.abs(cs_a - (ak + pk * ks_a))
+    score = float(np.mean(seen == 1)) - float(np.mean(resid)) / max(pk, 1e-6)
+    return float(ak), float(pk), score
+
+
+def ruler_grid(masks: list[np.ndarray], vm: int, sizes=(9, 12)):
+    """The field's grid from the rim markings of a rectified view (``masks`` as in
+    :func:`_strip_labels`): returns ``(n, src, dst, score)`` — grid crossings in the view
+    and their ideal unit-square positions (``(k/n, l/n)``) — or None."""
+    S = masks[0].shape[0]
+    strips = [_strip_labels(masks, side, vm) for side in range(4)]
+    if any(st is None for st in strips):
+        return None
+    best = None
+    for n in sizes:
+        fits = [_ruler_fit(st[0], n) for st in strips]
+        if any(f is None for f in fits):
+            continue
+        score = float(np.mean([f[2] for f in fits]))
+        if best is None or score > best[0]:
+            best = (score, n, fits)
+    if best is None:
+        return None
+    score, n, fits = best
+    depth = [st[1] for st in strips]
+    # lines: vertical line k joins the top and bottom rulers, horizontal line l the
+    # left and right rulers; the rulers sit just outside the field
+    k = np.arange(n + 1)
+    xt = fits[0][0] + k * fits[0][1]
+    xb = fits[2][0] + k * fits[2][1]
+    yl = fits[3][0] + k * fits[3][1]
+    yr = fits[1][0] + k * fits[1][1]
+    yt, yb = vm + depth[0] / 2, S - vm - depth[2] / 2
+    xl, xr = vm + depth[3] / 2, S - vm - depth[1] / 2
+    src, dst = [], []
+    for i in range(n + 1):
+        for j in range(n + 1):
+            # vertical line i: x = xt[i] + (y - yt) * (xb[i] - xt[i]) / (yb - yt)
+            # horizontal line j: y = yl[j] + (x - xl) * (yr[j] - yl[j]) / (xr - xl)
+            bx = (xb[i] - xt[i]) / (yb - yt)
+            by = (yr[j] - yl[j]) / (xr - xl)
+            y = (yl[j] + (xt[i] - yt * bx - xl) * by) / (1 - bx * by)
+            x = xt[i] + (y - yt) * bx
+            src.append((x, y))
+            dst.append((i / n, j / n))
+    return n, np.array(src), np.array(dst), score
 
 
 def locate_field(image: np.ndarray, sizes=(9, 12)):
-    """Find the playing field: returns ``(H, n, score)`` where ``H`` maps image pixels
-    to the canonical view (field ``[M, M + n·CELL]²``, ``M = MARGIN_CELLS·CELL``).
+    """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
+    pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
+    ``M = MARGIN_CELLS·CELL``, uint8 BGR).
 
     Raises :class:`NothingFound` when no candidate shows a grid.
     """
     h, w = image.shape[:2]
     s = 480.0 / max(h, w)
-    small = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-    half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    drop = [m.mean() >= 0.2 for m in _colour_classes_small(small)]
-    best = None
-    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small)]
-    tried = 0
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)  # 2×2 mean
+    small = cv2.resize(half, (max(1, round(w * s)), max(1, round(h * s))),
+                       interpolation=cv2.INTER_AREA)
+    gains = white_patch_gains(small)
+    drop = [m.mean() >= 0.2 for m in _colour_classes_small(small, gains)]
+    best = None  # (score, n, H image → unit field square)
+    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains)]
     for stage in range(2):
         if stage == 1:
-            if best is not None and best[0].score >= 0.45:
+            if best is not None and best[0] >= 0.45:
                 break
             cands = [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
         for q in cands:
-            tried += 1
-            got = _grid_in_candidate(image, half, q, drop, sizes)
-            if got and (best is None or got[0].score > best[0].score):
-                best = got
-            if best is not None and best[0].score >= 0.6:
+            got = _grid_in_candidate(image, half, q, drop, gains, sizes)
+            if not got:
+                continue
+            fit, Hq, ruler = got
+            options = []
+            if ruler is not None:
+                n_r, src, dst, r_score = ruler
+                Hu, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), 0)
+                if Hu is not None:
+                    options.append((r_score, n_r, Hu @ Hq, "ruler"))
+            if fit is not None:
+                n_f = fit.n
+                corners = np.array([[fit.x0, fit.y0], [fit.x0 + n_f * fit.px, fit.y0],
+                                    [fit.x0 + n_f * fit.px, fit.y0 + n_f * fit.py],
+                                    [fit.x0, fit.y0 + n_f * fit.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                options.append((fit.score, n_f,
+                                cv2.getPerspectiveTransform(corners, unit) @ Hq, "lines"))
+            for opt in options:
+                if best is None or opt[0] > best[0]:
+                    best = opt
+            if best is not None and best[0] >= 0.7:
                 break
-    if best is None or best[0].score < MIN_GRID_SCORE:
+    if best is None or best[0] < MIN_GRID_SCORE:
         raise NothingFound("no board found")
-    fit, Hq = best
-    n = fit.n
-    corners = np.array([[fit.x0, fit.y0], [fit.x0 + n * fit.px, fit.y0],
-                        [fit.x0 + n * fit.px, fit.y0 + n * fit.py],
-                        [fit.x0, fit.y0 + n * fit.py]])
-    img_corners = cv2.perspectiveTransform(corners[None], np.linalg.inv(Hq))[0]
+    score, n, Hu, source = best
+    img_corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
     M = MARGIN_CELLS * CELL
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
-    for _ in range(2):
-        canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
-        Hr = refine_grid(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), n, CELL, M)
-        if Hr is None or not np.all(np.isfinite(Hr)):
-            break
+    canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    # a grid found from its lines is refined crossing by crossing; the rim ruler is
+    # already precise (and the lines may be blurred away when it was needed)
+    Hr = refine_grid(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), n, CELL, M) \
+        if source == "lines" else None
+    if Hr is not None and np.all(np.isfinite(Hr)):
         Hc = Hr @ Hc
-    return Hc, n, float(fit.score)
+        canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    return Hc, n, float(score), canon
 
 
 # ----------------------------------------------------------------------------- read
@@ -217,24 +370,25 @@ def read_canonical(canon: np.ndarray, n: int):
     # rim markings: a strip 0.12..0.55 cell outside the field, middle half of each cell
     d0, d1 = int(0.12 * CELL), int(0.55 * CELL)
     a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
-    rim = np.zeros((4, n, 3), np.float32)
-    for i in range(n):
-        lo, hi = M + i * CELL + a0, M + i * CELL + a1
-        rim[0, i] = _saturated_mean(lin[M - d1:M - d0, lo:hi])
-        rim[2, i] = _saturated_mean(lin[M + n * CELL + d0:M + n * CELL + d1, lo:hi])
-        rim[3, i] = _saturated_mean(lin[lo:hi, M - d1:M - d0])
-        rim[1, i] = _saturated_mean(lin[lo:hi, M + n * CELL + d0:M + n * CELL + d1])
+    end = M + n * CELL
+    strips = [
+        lin[M - d1:M - d0, M:end],                                  # top, left→right
+        lin[M:end, end + d0:end + d1].transpose(1, 0, 2),           # right, top→bottom
+        lin[end + d0:end + d1, M:end],                              # bottom, left→right
+        lin[M:end, M - d1:M - d0].transpose(1, 0, 2),               # left, top→bottom
+    ]
+    rim = np.stack([_saturated_means(st.reshape(st.shape[0], n, CELL, 3)[:, :, a0:a1])
+                    for st in strips])
     return tri, centre, rim
 
 
-def _saturated_mean(patch: np.ndarray) -> np.ndarray:
-    """Mean of the more saturated half of a patch's pixels (linear RGB)."""
-    p = patch.reshape(-1, 3)
-    if len(p) == 0:
-        return np.zeros(3, np.float32)
-    sat = p.max(axis=1) - p.min(axis=1)
-    keep = sat >= np.median(sat)
-    return p[keep].mean(axis=0)
+def _saturated_means(block: np.ndarray) -> np.ndarray:
+    """Per-cell mean of the more saturated half of the pixels: ``block (d, n, w, 3)``
+    linear RGB → ``(n, 3)``."""
+    p = block.transpose(1, 0, 2, 3).reshape(block.shape[1], -1, 3)
+    sat = p.max(axis=2) - p.min(axis=2)
+    keep = (sat >= np.median(sat, axis=1, keepdims=True)).astype(np.float32)
+    return (p * keep[..., None]).sum(axis=1) / np.maximum(keep.sum(axis=1), 1)[:, None]
 
 
 def white_balance(tri: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -303,10 +457,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 64:
         raise NothingFound("no board found")
     prev_state = _parse_previous(previous) if previous is not None else None
-    Hc, n, grid_score = locate_field(image)
+    Hc, n, grid_score, canon = locate_field(image)
     M = MARGIN_CELLS * CELL
-    size = n * CELL + 2 * M
-    canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
     tri, centre, rim_lin = read_canonical(canon, n)
     gain = white_balance(tri, centre)
     tri_lab = linear_to_lab(tri / gain)

@@ -126,7 +126,7 @@ class GridFit:
 def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Thin-dark-line responses of a grey view ``(H, W)``: how much darker each pixel is
     than both neighbours 2 px left/right (first map) and up/down (second map), clipped
-    to 0..30 grey levels (float32)."""
+    to 0..30 grey levels (float32). Step edges (rim markings, tile borders) give none."""
     g = gray.astype(np.float32)
     rx = np.clip(np.minimum(np.roll(g, 2, 1), np.roll(g, -2, 1)) - g, 0, 30)
     ry = np.clip(np.minimum(np.roll(g, 2, 0), np.roll(g, -2, 0)) - g, 0, 30)
@@ -145,21 +145,21 @@ def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 
     lines = np.clip(np.rint(A[..., None] + P[..., None] * j).astype(np.int64), 0, L - 1)
     mids = np.clip(np.rint(A[..., None] + P[..., None] * (j[:-1] + 0.5)).astype(np.int64),
                    0, L - 1)
-    on = np.sort(prof[lines], axis=-1)[..., 1:].mean(axis=-1)
+    vals = prof[lines]
+    on = (vals.sum(axis=-1) - vals.min(axis=-1)) / n  # mean without the weakest line
     off = prof[mids].mean(axis=-1)
     score = (on - off) / base
     score[(A + n * P) > L - 1] = -np.inf
     out: list[tuple[float, float, float]] = []
-    for flat in np.argsort(score.ravel())[::-1][:600]:
-        a_i, p_i = np.unravel_index(int(flat), score.shape)
+    score = score.copy()
+    for _ in range(k):
+        a_i, p_i = np.unravel_index(int(np.argmax(score)), score.shape)
         a, p, sc = float(A[a_i, 0]), float(P[0, p_i]), float(score[a_i, p_i])
         if not np.isfinite(sc):
             break
-        if any(abs(a - a2) < 0.3 * p and abs(p - p2) < 0.1 * p for a2, p2, _ in out):
-            continue
         out.append((a, p, sc))
-        if len(out) >= k:
-            break
+        # suppress the neighbours of this run (same lines, shifted a little)
+        score[(np.abs(A - a) < 0.3 * p) & (np.abs(P - p) < 0.1 * p)] = -np.inf
     return out
 
 
@@ -181,38 +181,47 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[Gri
     cx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
     cy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
     fits: list[GridFit] = []
+    last = S - 1
+
+    def ints(v):
+        return np.minimum(np.maximum(np.rint(v).astype(np.int64), 0), last)
+
     for n in sizes:
-        runs_x = _top_line_runs(prof_x, n, min_fill * S / n, 0.98 * S / n)
-        runs_y = _top_line_runs(prof_y, n, min_fill * S / n, 0.98 * S / n)
-        j = np.arange(n + 1)
+        runs_x = _top_line_runs(prof_x, n, min_fill * S / n, 0.98 * S / n, k=4)
+        runs_y = _top_line_runs(prof_y, n, min_fill * S / n, 0.98 * S / n, k=4)
+        j = np.arange(n + 1, dtype=np.float64)
         for ax, pxx, _ in runs_x:
+            xs = ints(ax + j * pxx)
+            mx = ints(ax + (j[:-1] + 0.5) * pxx)
             for ay, pyy, _ in runs_y:
                 if abs(pxx - pyy) > 0.08 * max(pxx, pyy):
                     continue
-                xs = np.clip(np.rint(ax + j * pxx).astype(int), 0, S - 1)
-                ys = np.clip(np.rint(ay + j * pyy).astype(int), 0, S - 1)
-                mx = np.clip(np.rint(ax + (j[:-1] + 0.5) * pxx).astype(int), 0, S - 1)
-                my = np.clip(np.rint(ay + (j[:-1] + 0.5) * pyy).astype(int), 0, S - 1)
-                seg_v = (cx[ys[1:]][:, xs] - cx[ys[:-1]][:, xs]) / pyy
+                ys = ints(ay + j * pyy)
+                my = ints(ay + (j[:-1] + 0.5) * pyy)
+                cxy = cx[ys]                       # (n+1, S) cumulative rows at the lines
+                seg_v = (cxy[1:][:, xs] - cxy[:-1][:, xs]) / pyy
+                off_v = (cxy[1:][:, mx] - cxy[:-1][:, mx]) / pyy
                 seg_h = (cy[ys][:, xs[1:]] - cy[ys][:, xs[:-1]]) / pxx
-                off_v = (cx[ys[1:]][:, mx] - cx[ys[:-1]][:, mx]) / pyy
                 off_h = (cy[my][:, xs[1:]] - cy[my][:, xs[:-1]]) / pxx
-                ref = float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()]))) + 0.5
-                frac = (float(np.mean(seg_v > 2 * ref)) + float(np.mean(seg_h > 2 * ref))) / 2
+                ref = 2.0 * (float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()])))
+                             + 0.5)
+                frac = 0.5 * (float((seg_v > ref).mean()) + float((seg_h > ref).mean()))
                 # the lines must end at the field's border: their extensions by one cell
                 # beyond it (rim, table) must not look like grid lines
-                outside = []
+                out_n = out_hit = 0
                 for y_a, y_b in ((ay - pyy, ay), (ay + n * pyy, ay + (n + 1) * pyy)):
-                    lo, hi = int(np.clip(round(y_a), 0, S)), int(np.clip(round(y_b), 0, S))
+                    lo, hi = max(0, int(round(y_a))), min(S, int(round(y_b)))
                     if hi - lo >= 0.5 * pyy:
-                        outside.append((cx[hi, xs] - cx[lo, xs]) / (hi - lo) > 2 * ref)
+                        out_hit += int(((cx[hi, xs] - cx[lo, xs]) / (hi - lo) > ref).sum())
+                        out_n += n + 1
                 for x_a, x_b in ((ax - pxx, ax), (ax + n * pxx, ax + (n + 1) * pxx)):
-                    lo, hi = int(np.clip(round(x_a), 0, S)), int(np.clip(round(x_b), 0, S))
+                    lo, hi = max(0, int(round(x_a))), min(S, int(round(x_b)))
                     if hi - lo >= 0.5 * pxx:
-                        outside.append((cy[ys, hi] - cy[ys, lo]) / (hi - lo) > 2 * ref)
-                if outside:
-                    frac -= float(np.mean(np.concatenate(outside)))
-                fits.append(GridFit(n, ax, pxx, ay, pyy, frac))
+                        out_hit += int(((cy[ys, hi] - cy[ys, lo]) / (hi - lo) > ref).sum())
+                        out_n += n + 1
+                if out_n:
+                    frac -= out_hit / out_n
+                fits.append(GridFit(n, float(ax), float(pxx), float(ay), float(pyy), frac))
     fits.sort(key=lambda f: -f.score)
     return fits
 
@@ -260,15 +269,21 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
 
 
 def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
-    """Fit ``d ≈ a + b·t`` robustly (least squares, trimming the worst third twice)."""
+    """Fit ``d ≈ a + b·t`` robustly (least squares, keeping the best two thirds)."""
     keep = np.ones(len(t), bool)
     a = b = 0.0
     for _ in range(iters):
         if keep.sum() < 4:
             return None
-        b, a = np.polyfit(t[keep], d[keep], 1)
+        tk, dk = t[keep], d[keep]
+        tm, dm = tk.mean(), dk.mean()
+        var = ((tk - tm) ** 2).sum()
+        b = float(((tk - tm) * (dk - dm)).sum() / var) if var > 0 else 0.0
+        a = float(dm - b * tm)
         res = np.abs(d - (a + b * t))
-        keep = res <= max(np.percentile(res[keep], 66), 1.0)
+        cut = max(float(np.partition(res[keep], int(keep.sum() * 0.66))[int(keep.sum() * 0.66)]),
+                  1.0)
+        keep = res <= cut
     return a, b
 
 
