@@ -7,7 +7,10 @@ and ``wauri best``. Each question runs ``python -m companion_web.cli ...`` in a 
 process with a time limit: a search (the CARIBO solver, the Wauri move search) that
 runs away cannot block a server thread forever, and a crash in an engine cannot take
 the server down. The inputs go through ``@file`` arguments in a private temporary
-folder, never through a shell.
+folder, never through a shell. The price is a fresh interpreter per question (about
+0.3–0.8 s on the development machine); a fork server with the engines preloaded was
+tried and dropped, because ``multiprocessing`` re-imports the ``__main__`` script in
+every child, which breaks under launchers without a ``__main__`` guard.
 
 Exit codes map to :class:`RulesAnswer` (0 answered, 1 negative answer) or to
 :class:`RulesInputError` (2, malformed input — the one-line message is kept),
@@ -77,7 +80,8 @@ def ask(
 
     Each item of ``arguments`` is either a plain string (passed as it is, e.g. a pit
     number or an option name) or a :class:`FileArg` whose text is written to a
-    temporary file and passed as ``@file``.
+    temporary file and passed as ``@file`` (never as a literal argument: a literal
+    starting with ``@`` would make the command read a file of the server).
     """
     if not available(game):
         raise RulesUnavailable(f"rules for {game} are not available yet")

@@ -190,6 +190,9 @@ class LiveServer:
         return self
 
     def stop(self) -> None:
+        import logging
+
+        logging.getLogger("waitress").setLevel(logging.CRITICAL)  # keep-alive channels at exit
         self.server.close()
         self.thread.join(5)
 

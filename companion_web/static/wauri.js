@@ -92,8 +92,7 @@
   async function play(pit) {
     const mover = position.to_move;
     if (page.sessions.session) {
-      const data = await page.sessions.confirm({ kind: "move", moves: [pit] });
-      if (data) history.append(el("li", { text: `${mover}: ${pit}` }));
+      await page.sessions.confirm({ kind: "move", moves: [pit] });  // onSession redraws
       return;
     }
     try {
@@ -148,6 +147,9 @@
     position = { game: "wauri", south: state.south, north: state.north, stores: state.stores, to_move: state.to_move };
     winner = session.summary.over ? session.players[session.summary.winner[0]] : null;
     suggested = null;
+    // the session's own move history (undone moves left out)
+    history.replaceChildren(...session.summary.history.map((h) =>
+      el("li", { text: `${session.players[h.player] ?? "?"}: ${h.moves.join(" ")}` })));
     draw();
   }
 

@@ -227,9 +227,11 @@ def test_wauri_suggestion_move_and_session(open_page, browsers, server, artifact
     assert page.text_content(".pit[data-side=south][data-pit='3']") == "0"
     assert page.text_content(".store.south") == "1"
     assert "Ana: 3" in page.text_content("#session-history")
+    assert page.text_content("#move-history") == "Ana: 3"
     page.click("#session-undo")
     wait_js(page, "document.querySelector('#session-history li.undone') !== null")
     assert page.text_content(".pit[data-side=south][data-pit='3']") == "4"
+    assert page.locator("#move-history li").count() == 0
     page.screenshot(path=str(artifacts / "wauri-session.png"), full_page=True)
     assert not errors
 
