@@ -62,7 +62,9 @@ def test_check_with_figure(cli, tmp_path):
         (["caribo", "check", "\x00garbage\xff{}"], ["SOLUTION"]),
         (["caribo", "check", "S", "--figure", "1,S"], ["FIGURE", "0 or 1"]),
         (["caribo", "check", "@/nonexistent/file"], ["SOLUTION", "no such file"]),
-        (["caribo", "solve", "1,2"], ["FIGURE", "0 or 1"]),
+        (["caribo", "solve", "1,2"], ["FIGURE", "row 0, col 1", "unknown colour"]),
+        (["caribo", "solve", "1,S,S"], ["FIGURE", "laid twice"]),
+        (["caribo", "solve", "0,0 - e0,0"], ["FIGURE", "no cell"]),
         (["caribo", "solve"], ["FIGURE or --name"]),
         (["caribo", "solve", "--name", "nope"], ["--name", "unknown figure"]),
         (["caribo", "moves", "S", "--hand", "S"], ["--hand", "already on the board"]),
@@ -91,6 +93,18 @@ def test_solve_and_impossible(cli):
     assert limited.code == 1 and limited.json() == {"solution": None, "gave_up": True}
     assert_malformed(cli("caribo", "solve", "1", "--node-limit", "0"), "--node-limit")
     assert_malformed(cli("caribo", "solve", "1", "--node-limit", "x"), "--node-limit")
+
+
+def test_solve_keeps_tiles_already_laid(cli):
+    result = cli("caribo", "solve", "0,1,1 - e1,S,1")
+    assert result.code == 0
+    solution = parse_board(result.json()["solution"])
+    assert solution.tiles[(1, 1)].code == "S" and len(solution) == 5
+    assert check_solution(solution, parse_figure("0,1,1 - e1,1,1")) == []
+    # the brief's completion of the seed's three rows cannot become a whole butterfly
+    rows = SEED_ROWS + " - " + BUTTERFLY.split(" - ", 3)[3]
+    stuck = cli("caribo", "solve", rows)
+    assert stuck.code == 1 and stuck.json() == {"solution": None}
 
 
 def test_solve_by_name_and_figures_listing(cli):

@@ -173,6 +173,42 @@ def test_solver_proves_impossibility():
     assert limited.board is None and not limited.complete
 
 
+def test_solver_completes_a_partly_laid_figure():
+    fig = parse_figure(BUTTERFLY)
+    full = parse_board(library()["butterfly"].solution)
+    for rows in (3, 6, 9):
+        given = {c: t for c, t in full.tiles.items() if c[0] < rows}
+        result = solve(fig, given=given)
+        assert result.solved and check_solution(result.board, fig) == []
+        assert all(result.board.tiles[c] == t for c, t in given.items())
+    # clashing given tiles: no filling, proved at once
+    clash = {(0, 2): Tile.parse("S"), (0, 3): Tile.parse("W")}
+    result = solve(fig, given=clash)
+    assert result.board is None and result.complete and result.nodes == 0
+    with pytest.raises(ValueError, match="not a cell"):
+        solve(fig, given={(0, 0): Tile.parse("S")})
+
+
+def test_seed_rows_cannot_be_completed_to_the_butterfly():
+    """The brief's reading of the seed ("34G usw..." completed as 34GS, the only 34G?
+    that matches 61BS on its left) lays rows 0-2 of the butterfly validly, but the other
+    27 cells cannot be filled.  By hand (edges 1..6 as in the SPEC):
+    (3,3) needs S on edge 6 and G on edge 1; 12GS is used, so it is 56SG.
+    (3,0) needs R on edge 6 and B on edge 1; 12BR is used, so it is 56RB.
+    (3,1) needs B on edges 5, 6 and 1; the one-colour B is used.  (3,2) needs S on edges
+    6, 1 and 2 (56SG shows S on its edge 5).  If (3,2) showed S on edge 5 (S, or 34XS),
+    (3,1) would need S on edge 2 too, i.e. 23SB - used.  So (3,2) is 45XS and shows S
+    on edge 3.  Then (4,3) needs G on edge 1 (from 56SG) and S on edge 6: only 56SG and
+    12GS do that, both used.  The solver proves the same exhaustively."""
+    fig = parse_figure(BUTTERFLY)
+    seed = parse_board(SEED_ROWS)
+    assert check_solution(seed) == []
+    result = solve(fig, given=seed.tiles)
+    assert result.board is None and result.complete
+    for x in "WBRY":  # any other 34G? clashes with 61BS already
+        assert check_solution(parse_board(SEED_ROWS.replace("34GS", "34G" + x)))
+
+
 def test_solver_with_a_restricted_set_uses_only_those_tiles():
     pool = [Tile.from_identity(x) for x in ("WS", "SW", "BS", "S", "W")]
     result = solve(parse_figure("1,1 - e1,0"), pool)

@@ -5,7 +5,8 @@
   same problems as objects (``kind``, ``cells`` as ``[row, col]`` in the SOLUTION's grid,
   ``edge``, ``colours``).
 * ``solve FIGURE`` (or ``--name NAME`` for a library figure) prints ``{"solution": ...}``
-  in the FIGURE's grid; exit 1 with ``null`` when no filling exists.  The search is
+  in the FIGURE's grid; exit 1 with ``null`` when no filling exists.  FIGURE may also
+  hold tile codes: tiles already laid on figure cells, which the solution keeps.  The search is
   exhaustive; ``--node-limit N`` bounds it and then answers
   ``{"solution": null, "gave_up": true}`` (exit 1) when no filling was found in time.
 * ``moves BOARD --hand CODES`` prints the list of legal placements ``{"row","col","tile"}``
@@ -27,7 +28,7 @@ from __future__ import annotations
 from engines.caribo.board import Placement, hand_mask
 from engines.caribo.errors import DuplicateTileError
 from engines.caribo.game import BLACK_ID, CariboGame
-from engines.caribo.notation import duplicates_of, parse_board, parse_figure
+from engines.caribo.notation import Figure, duplicates_of, parse_board, parse_figure
 from engines.caribo.puzzles import check_solution, library
 from engines.caribo.solver import solve
 from engines.caribo.strategy import ranked_moves, suggest_move
@@ -105,16 +106,28 @@ def run_check(args) -> int:
 def run_solve(args) -> int:
     if (args.figure is None) == (args.name is None):
         raise UsageError("caribo solve: give either FIGURE or --name")
+    given = {}
     if args.name is not None:
         figures = library()
         if args.name not in figures:
             raise UsageError(f"--name: unknown figure {args.name!r}; see boardcam caribo figures")
         figure = figures[args.name].figure
     else:
-        figure = _parse(parse_figure, read_argument(args.figure, "FIGURE"), "FIGURE")
+        # 0/1 cells, and tile codes for tiles already laid (they are kept)
+        board = _parse(parse_board, read_argument(args.figure, "FIGURE"), "FIGURE")
+        if board.duplicates:
+            first, dup, tile = board.duplicates[0]
+            raise UsageError(
+                f"FIGURE: tile {tile.identity_code} is laid twice "
+                f"(row {first[0]}, col {first[1]} and row {dup[0]}, col {dup[1]})"
+            )
+        figure = Figure.from_board(board)
+        if not figure.cells:
+            raise UsageError("FIGURE: the figure has no cell to fill (no '1')")
+        given = dict(board.tiles)
     if args.node_limit is not None and args.node_limit < 1:
         raise UsageError("--node-limit: must be a positive number of nodes")
-    result = solve(figure, node_limit=args.node_limit)
+    result = solve(figure, node_limit=args.node_limit, given=given)
     if result.board is None:
         emit({"solution": None} if result.complete else {"solution": None, "gave_up": True})
         return EXIT_NEGATIVE

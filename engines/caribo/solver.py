@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .board import DISTINCT_MASK, EDGE_COLOUR_MASK, TILE_ROTATIONS_MASK, Board, hand_mask, iter_bits
@@ -62,6 +62,7 @@ class _Search:
         *,
         tile_branch_max: int = 3,
         singles_first: bool = False,
+        given: Mapping[tuple[int, int], Tile] | None = None,
     ) -> None:
         cells = sorted(figure.cells)
         index = {cell: i for i, cell in enumerate(cells)}
@@ -103,13 +104,21 @@ class _Search:
             ranks = list(range(36))
             rng.shuffle(ranks)
             self.rank = [ranks[b // 6] * 6 + b % 6 for b in range(216)]
+        self.given = 0
+        for cell, tile in (given or {}).items():
+            bit = tile.rotation_index
+            self.assigned[index[cell]] = bit
+            self.avail_rot &= ~TILE_ROTATIONS_MASK[bit // 6]
+            for colour, k in TILE_COLOUR_COUNTS[bit // 6]:
+                self.supply[colour] -= k
+            self.given += 1
 
     def run(self) -> bool:
         if self.n == 0:
             return True
         if self.n > self.available.bit_count():
             return False
-        return self._search(self.n, self.available.bit_count())
+        return self._search(self.n - self.given, self.available.bit_count() - self.given)
 
     def _search(self, left: int, tiles_left: int) -> bool:
         self.nodes += 1
@@ -230,6 +239,7 @@ def solve(
     *,
     node_limit: int | None = None,
     seed: int | None = None,
+    given: Mapping[tuple[int, int], Tile] | None = None,
 ) -> SolveResult:
     """Fill ``figure`` with distinct tiles from ``tiles`` (default: the full set).
 
@@ -239,11 +249,28 @@ def solve(
     (``complete=False``).  The search runs the :data:`PORTFOLIO` configurations in
     turn with node budgets growing by :data:`BUDGET_GROWTH`; each run is exhaustive
     within its budget, so the first run that finishes decides: a filling, or a proof
-    that none exists.  ``nodes`` counts the nodes of all runs.  ``seed`` shuffles the
-    order in which tiles are tried (default: one-colour tiles first, then by id).
+    that none exists.  ``nodes`` counts the nodes of all runs.  ``given`` pre-places
+    tiles on some figure cells (a partly laid puzzle; they count as available).
+    ``seed`` shuffles the order in which tiles are tried (default: by tile id, so
+    one-colour tiles first).
     """
     available = (1 << 36) - 1 if tiles is None else hand_mask(tiles)
+    given = dict(given or {})
     start = time.perf_counter()
+    if given:
+        for cell in given:
+            if cell not in figure.cells:
+                raise ValueError(f"given: cell {cell} is not a cell of the figure")
+        seen = hand_mask([])
+        for tile in given.values():
+            bit = 1 << tile.id
+            if seen & bit:
+                raise ValueError(f"given: tile {tile.identity_code} twice")
+            seen |= bit
+        available |= seen
+        laid = Board(given, first_row_shifted=figure.first_row_shifted)
+        if laid.mismatches():  # the given tiles already clash: no filling exists
+            return SolveResult(None, 0, time.perf_counter() - start, complete=True)
     total = 0
     budget = FIRST_BUDGET
     search = None
@@ -255,7 +282,7 @@ def solve(
             if limit <= 0:
                 done = True
                 break
-            search = _Search(figure, available, limit, seed, **config)
+            search = _Search(figure, available, limit, seed, given=given, **config)
             found = search.run()
             total += search.nodes
             if found or not search.aborted:
