@@ -92,12 +92,14 @@ def test_fit_distance_frames_all_points():
 
 
 @settings(max_examples=10, deadline=None)
-@given(cam=cameras)
-def test_canvas_distortion_map_matches_projection(cam):
+@given(cam=cameras, max_pixels=st.sampled_from([3.2e6, 3e4]))
+def test_canvas_distortion_map_matches_projection(cam, max_pixels):
     """The canvas pixel the photo samples at a projected point is that point's canvas
-    position: picture geometry and truth pixels agree."""
+    position: picture geometry and truth pixels agree (also when big photos are rendered
+    at a reduced internal scale)."""
     cam = replace(cam, width=320, height=240)
-    canvas = Canvas(cam)
+    canvas = Canvas(cam, max_pixels=max_pixels)
+    assert canvas.scale == (1.0 if max_pixels > 1e5 else pytest.approx((3e4 / 76800) ** 0.5))
     rng = np.random.default_rng(0)
     pts = np.column_stack([rng.uniform(-80, 80, (30, 2)), np.zeros(30)])
     photo = cam.project(pts)
@@ -110,7 +112,8 @@ def test_canvas_distortion_map_matches_projection(cam):
         mx = canvas.map_x[v, u] + gx / 2 * (p[0] - u)
         my = canvas.map_y[v, u] + gy / 2 * (p[1] - v)
         c = canvas.to_canvas([w])[0]
-        assert abs(mx - c[0]) < 0.15 and abs(my - c[1]) < 0.15
+        assert abs(mx - c[0]) < 0.15 * canvas.scale + 0.01
+        assert abs(my - c[1]) < 0.15 * canvas.scale + 0.01
     # table coordinates of the canvas pixels invert the projection
     c = canvas.to_canvas(pts)
     ok = (c[:, 0] >= 0) & (c[:, 0] < canvas.width - 1) & (c[:, 1] >= 0) & (
@@ -126,4 +129,6 @@ def test_colour_helpers():
     assert warm[0] > 1.5 and warm[2] < 0.3  # lamp light is orange, no white balance
     assert np.allclose(cold, 1.0, atol=0.1)
     x = np.linspace(0, 1, 1001, dtype=np.float32)
-    assert np.max(np.abs(linear_to_srgb_fast(x) - linear_to_srgb(x))) < 2e-3
+    fast, exact = linear_to_srgb_fast(x), linear_to_srgb(x)
+    assert np.max(np.abs(fast - exact)) < 0.06  # the S-curve only bends it a little
+    assert fast[0] == 0 and abs(fast[-1] - 1) < 1e-6 and np.all(np.diff(fast) >= 0)

@@ -92,11 +92,11 @@ def smoothstep(e0, e1, x):
     return t * t * (3 - 2 * t)
 
 
-def soft_blur(layer: np.ndarray, sigma: float) -> np.ndarray:
-    """Gaussian blur of a smooth mask; large sigmas are done at reduced resolution."""
-    if sigma <= 6:
+def soft_blur(layer: np.ndarray, sigma: float, limit: float = 6.0) -> np.ndarray:
+    """Gaussian blur; sigmas above ``limit`` are done at reduced resolution."""
+    if sigma <= limit:
         return cv2.GaussianBlur(layer, (0, 0), max(sigma, 0.3))
-    f = int(sigma / 3)
+    f = max(2, int(sigma / 2))
     h, w = layer.shape[:2]
     small = cv2.resize(layer, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), sigma / f)
@@ -107,10 +107,13 @@ _SRGB_LUT = None
 
 
 def linear_to_srgb_fast(c: np.ndarray) -> np.ndarray:
-    """:func:`linear_to_srgb` through a 16k-entry look-up table (float32 out)."""
+    """:func:`linear_to_srgb` plus a gentle S-curve, through a 16k-entry look-up table."""
     global _SRGB_LUT
     if _SRGB_LUT is None:
-        _SRGB_LUT = linear_to_srgb(np.linspace(0, 1, 16384)).astype(np.float32)
+        lut = linear_to_srgb(np.linspace(0, 1, 16384))
+        # gentle S-curve as phones apply
+        lut = lut + 0.06 * np.sin(2 * math.pi * lut) * (lut * (1 - lut)) * 4
+        _SRGB_LUT = lut.astype(np.float32)
     idx = (np.clip(c, 0.0, 1.0) * 16383.0 + 0.5).astype(np.uint16)
     return _SRGB_LUT[idx]
 
@@ -425,23 +428,31 @@ class Canvas:
     layers game renderers paint into.
     """
 
-    def __init__(self, camera: Camera, supersample: float = 1.0):
+    def __init__(self, camera: Camera, max_pixels: float = 3.2e6):
         self.camera = camera
         W, H = camera.width, camera.height
         K = camera.K
+        # big photos are rendered at a reduced internal scale (phones at 12 MP are not
+        # sharp to the pixel anyway); the geometry stays exact, only detail is lost
+        self.scale = min(1.0, math.sqrt(max_pixels / (W * H)))
+        sc = self.scale
         # distorted photo pixel -> undistorted pixel (inverse of the radial model), solved
         # exactly on an 8-px grid; the smooth correction is interpolated in between
         mu, mv = _distortion_map(camera)
         self.ox = math.floor(float(min(mu.min(), 0.0))) - 2
         self.oy = math.floor(float(min(mv.min(), 0.0))) - 2
-        cw = math.ceil(float(max(mu.max(), W - 1))) - self.ox + 3
-        ch = math.ceil(float(max(mv.max(), H - 1))) - self.oy + 3
-        self.map_x = mu - self.ox
-        self.map_y = mv - self.oy
+        cw = math.ceil((float(max(mu.max(), W - 1)) - self.ox + 3) * sc)
+        ch = math.ceil((float(max(mv.max(), H - 1)) - self.oy + 3) * sc)
+        mu -= self.ox
+        mu *= sc
+        mv -= self.oy
+        mv *= sc
+        self.map_x, self.map_y = mu, mv
         self.width, self.height = int(cw), int(ch)
         Kc = K.copy()
         Kc[0, 2] -= self.ox
         Kc[1, 2] -= self.oy
+        Kc[:2] *= sc
         self.K = Kc
         self.rgb = np.zeros((ch, cw, 3), np.float32)
         self.gloss = np.zeros((ch, cw), np.float32)
@@ -728,11 +739,12 @@ class Canvas:
         img *= tint
         # optics: distortion, blur
         scale = cam.width / 1000.0
+        cscale = scale * self.scale  # blur sizes in canvas pixels
         if cond.defocus_px > 0.05:
-            img = cv2.GaussianBlur(img, (0, 0), cond.defocus_px * scale,
+            img = cv2.GaussianBlur(img, (0, 0), cond.defocus_px * cscale,
                                    borderType=cv2.BORDER_REPLICATE)
         if cond.motion_px > 0.5:
-            L = max(2, int(round(cond.motion_px * scale)))
+            L = max(2, int(round(cond.motion_px * cscale)))
             k = np.zeros((L * 2 + 1, L * 2 + 1), np.float32)
             a = math.radians(cond.motion_angle)
             c0 = L
@@ -760,18 +772,18 @@ class Canvas:
         small = rng.standard_normal((H // 4 + 1, W // 4 + 1, 3), dtype=np.float32)
         blotch = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
         img = img + blotch * (cond.iso_noise * 0.6)
-        out = linear_to_srgb_fast(img)
-        # the phone's chroma denoising: colour noise is smoothed, grain stays in brightness
+        out = linear_to_srgb_fast(img)  # sRGB with the phone's gentle S-curve
+        # the phone's denoising (colour noise smoothed, some brightness grain kept) and
+        # sharpening, in YCrCb
         ycc = cv2.cvtColor(out, cv2.COLOR_RGB2YCrCb)
-        ycc[..., 1:] = cv2.GaussianBlur(ycc[..., 1:], (0, 0), 1.5 * max(1.0, scale))
-        ycc[..., 0] = 0.4 * ycc[..., 0] + 0.6 * cv2.GaussianBlur(ycc[..., 0], (0, 0),
-                                                                 0.8 * max(1.0, scale))
-        out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
-        # gentle S-curve as phones apply
-        out = out + 0.06 * np.sin(2 * math.pi * out) * (out * (1 - out)) * 4
+        ycc[..., 1:] = soft_blur(np.ascontiguousarray(ycc[..., 1:]), 1.5 * max(1.0, scale),
+                                 limit=2.5)
+        y = ycc[..., 0]
+        y = 0.4 * y + 0.6 * soft_blur(y, 0.8 * max(1.0, scale), limit=2.5)
         if cond.sharpen > 0:
-            soft = cv2.GaussianBlur(out, (0, 0), 1.2)
-            out = out + cond.sharpen * 0.6 * (out - soft)
+            y = y + cond.sharpen * 0.6 * (y - cv2.GaussianBlur(y, (0, 0), 1.2))
+        ycc[..., 0] = y
+        out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
         out8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
         return cv2.cvtColor(out8, cv2.COLOR_RGB2BGR)
 
