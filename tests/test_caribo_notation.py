@@ -172,7 +172,7 @@ def notations(draw):
     return " - ".join(rows)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(notations(), st.data())
 def test_parse_print_parse_round_trip(text, data):
     board = parse_board(text)
@@ -198,7 +198,7 @@ def test_board_from_tiles_outside_grid_grows_and_keeps_geometry():
     assert isinstance(back, Board)
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="0123456eE,- \nWSBRGYXs", max_size=40) | st.text(max_size=30))
 def test_garbage_either_parses_or_raises_a_format_error(text):
     from engines.errors import FormatError
