@@ -125,7 +125,9 @@ class Board:
     ``first_row_shifted`` says whether row 0 is indented; ``height``/``width`` are the
     size of the written grid (used to print it back unchanged); ``open_cells`` are cells
     written ``1`` (figure cells still to fill) – only meaningful for parsed partial
-    solutions.
+    solutions.  Two boards are equal when they hold the same tiles on the same cells
+    with the same row parity and the same open cells (the written grid size is
+    ignored).
     """
 
     __slots__ = (
@@ -394,7 +396,7 @@ class Board:
         return mask
 
     def _hand_bits(self, hand: Iterable[Tile | int] | int) -> int:
-        mask36 = hand if isinstance(hand, int) else hand_mask(hand)
+        mask36 = hand_mask(hand)
         clash = mask36 & self._used
         if clash:
             tile = ALL_ROTATIONS[6 * (clash & -clash).bit_length() - 6]
@@ -409,7 +411,7 @@ class Board:
         ``hand`` holds tiles (their rotation is ignored), tile ids, or is a 36-bit mask.
         One entry per distinct resulting board: a one-colour tile appears once per cell.
         On an empty board the opening is one placement per tile at ``opening`` in
-        rotation 0.  Sorted by row, column, tile.
+        rotation 0.  Sorted by row and column, then by tile id and rotation.
         """
         mask36 = self._hand_bits(hand)
         if not self._tiles:
