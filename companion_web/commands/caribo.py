@@ -50,7 +50,12 @@ def register(sub) -> None:
     c.set_defaults(func=run_check)
 
     s = actions.add_parser("solve", help="fill a figure with distinct matching tiles")
-    s.add_argument("figure", metavar="FIGURE", nargs="?", help="0/1 figure notation, or @file")
+    s.add_argument(
+        "figure",
+        metavar="FIGURE",
+        nargs="?",
+        help="0/1 figure notation (tile codes: tiles already laid), or @file",
+    )
     s.add_argument("--name", help="a figure from the library (see 'boardcam caribo figures')")
     s.add_argument(
         "--node-limit",
