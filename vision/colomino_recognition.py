@@ -49,8 +49,11 @@ CELL = 24
 MARGIN_CELLS = 1
 #: Nominal game colours (sRGB 0..255) used only to name the clusters.
 NOMINAL_SRGB = {"R": (205, 35, 45), "Y": (245, 200, 20), "G": (30, 150, 70), "B": (25, 85, 185)}
-#: Chroma (Lab, after white balance) above which a triangle counts as coloured.
-MIN_CHROMA = 22.0
+#: Saturation (max−min)/max of linear RGB after white balance above which a triangle
+#: counts as coloured (plastic colours ≥ 0.6, board prints ≤ 0.3 once balanced).
+MIN_SATURATION = 0.45
+#: Lightness (CIE L*) by which a joker's centre exceeds the plain cells around it.
+JOKER_DL = 3.0
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
 
@@ -465,7 +468,11 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     cen_lab = linear_to_lab(centre / gain)
     rim_lab = linear_to_lab(rim_lin / gain)
     chroma = np.hypot(tri_lab[..., 1], tri_lab[..., 2])
-    coloured = chroma > MIN_CHROMA
+    # coloured = saturated in linear RGB after white balance (brightness-independent,
+    # so lamp fall-off and shadows do not turn tiles into empty cells)
+    wb = tri / gain
+    sat = (wb.max(axis=-1) - wb.min(axis=-1)) / np.maximum(wb.max(axis=-1), 1e-4)
+    coloured = (sat > MIN_SATURATION) & (chroma > 8.0)
     ab = np.concatenate([tri_lab[coloured][:, 1:], rim_lab.reshape(-1, 3)[:, 1:]])
     wts = np.concatenate([chroma[coloured], np.hypot(rim_lab[..., 1], rim_lab[..., 2]).ravel()])
     cent = _hue_centres(ab, wts)
@@ -474,7 +481,6 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     warnings: list[str] = []
     # cells in the canonical frame
     n_col = coloured.sum(axis=2)
-    print_L = float(np.median(cen_lab[..., 0][n_col == 0])) if (n_col == 0).any() else 100.0
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):
@@ -482,14 +488,25 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             if n_col[r, c] >= 3:
                 rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
                 conf[r, c] = float(np.clip(margin[r, c].min() / 0.6, 0.05, 1.0))
-    # jokers: uncoloured cells clearly brighter than the print (at most four)
-    light = [(float(cen_lab[r, c, 0] - print_L), r, c) for r in range(n) for c in range(n)
-             if n_col[r, c] == 0]
+    # jokers: uncoloured cells clearly lighter than the uncoloured cells around them
+    # (local comparison: lamps light the board unevenly); at most four, the lightest
+    L = cen_lab[..., 0]
+    plain = n_col == 0
+    light = []
+    for r in range(n):
+        for c in range(n):
+            if not plain[r, c]:
+                continue
+            r0, r1, c0, c1 = max(0, r - 2), min(n, r + 3), max(0, c - 2), min(n, c + 3)
+            near = L[r0:r1, c0:c1][plain[r0:r1, c0:c1]]
+            if len(near) < 4:
+                near = L[plain]
+            light.append((float(L[r, c] - np.median(near)), r, c))
     light.sort(reverse=True)
     for dl, r, c in light[:4]:
-        if dl > 4.0:
+        if dl > JOKER_DL:
             rows[r][c] = "*"
-            conf[r, c] = float(np.clip((dl - 4.0) / 4.0, 0.1, 1.0))
+            conf[r, c] = float(np.clip((dl - JOKER_DL) / JOKER_DL, 0.1, 1.0))
     rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
                 for i, side in enumerate(("north", "east", "south", "west"))}
     # orientation: try the four turns against the default layout of this size

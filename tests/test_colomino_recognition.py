@@ -1,0 +1,241 @@
+"""Colomino recognition: pipeline pieces, simulator photos, CLI end to end.
+
+Photos are rendered inside the tests (fixed seeds, easy conditions, 1280×720) so no
+image files are committed; rendering two photos takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from engines.colomino import ColominoGame, default_layout, score_turn, state_to_json
+from vision import colomino_recognition as cr
+from vision import square_grid as sg
+from vision.image_io import decode_photo
+from vision.recognize import NothingFound
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _turn_pair(seed: int = 7, tiles: int = 14):
+    """Boards before and after one whole turn of a random 9×9 game."""
+    rng = random.Random(seed)
+    game = ColominoGame(players=2, size=9, seed=seed)
+    while game.board_state().tile_count() < tiles:
+        game.push(rng.choice(list(game.legal_moves())))
+    p = game.current_player()
+    while game.current_player() == p:
+        game.push(rng.choice(list(game.legal_moves())))
+    before = game.board_state()
+    p = game.current_player()
+    while game.current_player() == p:
+        game.push(rng.choice(list(game.legal_moves())))
+    return before, game.board_state()
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    """Two rendered photos (before/after one turn) with their truth states."""
+    from vision.simulator.colomino_render import render_colomino
+
+    before, after = _turn_pair()
+    out = tmp_path_factory.mktemp("colomino_photos")
+    files = {}
+    for name, state, seed in (("before", before, 11), ("after", after, 12)):
+        photo = render_colomino(state_to_json(state), seed=seed, difficulty="easy",
+                                width=1280, height=720)
+        path = out / f"{name}.jpg"
+        path.write_bytes(photo.jpeg)
+        files[name] = (path, state)
+    return files
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def test_order_quad_starts_top_left_clockwise():
+    pts = np.array([[10, 100], [100, 100], [100, 10], [10, 10]], float)
+    q = sg.order_quad(pts[[2, 0, 3, 1]])
+    assert q.tolist() == [[10, 10], [100, 10], [100, 100], [10, 100]]
+
+
+def test_square_homography_maps_corners():
+    quad = np.array([[30, 40], [300, 60], [280, 330], [20, 300]], float)
+    H = sg.square_homography(quad, 200, 10)
+    got = cv2.perspectiveTransform(quad[None], H)[0]
+    assert np.allclose(got, [[10, 10], [210, 10], [210, 210], [10, 210]], atol=1e-3)
+
+
+def _synthetic_grid(n: int, S: int = 256, x0: int = 40, cell: int = 14) -> np.ndarray:
+    img = np.full((S, S), 200, np.uint8)
+    for k in range(n + 1):
+        img[x0:x0 + n * cell + 1, x0 + k * cell] = 90
+        img[x0 + k * cell, x0:x0 + n * cell + 1] = 90
+    return img
+
+
+@pytest.mark.parametrize("n", [9, 12])
+def test_fit_grid_finds_size_and_position(n):
+    img = _synthetic_grid(n)
+    fit = sg.fit_grid(img)[0]
+    assert fit.n == n
+    assert abs(fit.x0 - 40) <= 1 and abs(fit.y0 - 40) <= 1
+    assert abs(fit.px - 14) < 0.5 and abs(fit.py - 14) < 0.5
+
+
+def test_refine_grid_recovers_a_shift():
+    img = _synthetic_grid(9, x0=43)  # drawn 3 px off the expected place (40)
+    H = sg.refine_grid(img, 9, 14, 40)
+    assert H is not None
+    p = cv2.perspectiveTransform(np.array([[[43.0, 43.0]]]), H)[0, 0]
+    assert np.allclose(p, [40, 40], atol=0.6)
+
+
+def test_outline_from_mask_fits_a_ring():
+    m = np.zeros((200, 200), bool)
+    m[30:40, 30:170] = m[160:170, 30:170] = True
+    m[30:170, 30:40] = m[30:170, 160:170] = True
+    quad = sg.outline_from_mask(m)
+    assert np.allclose(quad, [[30, 30], [169, 30], [169, 169], [30, 169]], atol=1.0)
+
+
+def test_ruler_fit_counts_markings():
+    labels = np.full(200, -1)
+    for k in range(12):  # 12 markings, pitch 14, 2 px gaps, alternating colours
+        labels[20 + 14 * k + 1:20 + 14 * k + 13] = k % 4
+    a, p, score = cr._ruler_fit(labels, 12)
+    assert abs(p - 14) < 0.2 and abs(a - 20) < 0.6 and score > 0.9
+    assert cr._ruler_fit(labels, 9)[2] < score
+
+
+def test_rotate_cw_turns_cells_edges_and_rim_together():
+    lay = default_layout(9)
+    rows = [["."] * 9 for _ in range(9)]
+    rows[8][0] = "RYGB"  # south-west corner
+    turned, rim = cr.rotate_cw(rows, dict(lay.rim))
+    assert turned[0][0] == "BRYG"  # now the north-west corner; west edge went north
+    assert rim["north"] == lay.rim["west"][::-1]
+    assert rim["east"] == lay.rim["north"]
+    back, rim4 = turned, rim
+    for _ in range(3):
+        back, rim4 = cr.rotate_cw(back, rim4)
+    assert back == rows and rim4 == dict(lay.rim)
+
+
+# --------------------------------------------------------------------------- photos
+
+
+def test_recognizes_rendered_boards(photos):
+    for path, state in photos.values():
+        answer = cr.recognize(decode_photo(path.read_bytes()))
+        assert answer["size"] == state.size
+        assert answer["rows"] == state_to_json(state)["rows"]
+        assert "base_known" not in answer and "layout" not in answer
+        assert 0 < answer["confidence"] <= 1
+        assert len(answer["cells"]) == state.size ** 2
+
+
+def test_turned_photo_gives_the_same_board(photos):
+    path, state = photos["after"]
+    image = cv2.rotate(decode_photo(path.read_bytes()), cv2.ROTATE_90_CLOCKWISE)
+    assert cr.recognize(image)["rows"] == state_to_json(state)["rows"]
+
+
+def test_blank_image_has_no_board():
+    rng = np.random.default_rng(0)
+    img = (rng.random((480, 640, 3)) * 40 + 100).astype(np.uint8)
+    with pytest.raises(NothingFound):
+        cr.recognize(img)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_cli_recognize_overlay_and_previous(cli, photos, tmp_path):
+    path, state = photos["after"]
+    before = photos["before"][1]
+    overlay = tmp_path / "ov.png"
+    res = cli("recognize", "--game", "colomino", str(path), "--overlay", str(overlay),
+              "--previous", json.dumps(state_to_json(before)))
+    assert res.code == 0, res.err
+    out = res.json()
+    assert out["game"] == "colomino" and out["rows"] == state_to_json(state)["rows"]
+    assert out["explained"] is True
+    placed = {(p["row"], p["col"], p["tile"]) for p in out["placed"]}
+    want = {(r, c, state.cells[r][c]) for r in range(9) for c in range(9)
+            if state.cells[r][c] != before.cells[r][c]}
+    assert placed == want and placed
+    assert cv2.imread(str(overlay)) is not None
+
+
+def test_cli_previous_not_explained(cli, photos):
+    path, _ = photos["after"]
+    empty = {"game": "colomino", "size": 9, "rows": [["."] * 9 for _ in range(9)]}
+    out = cli("recognize", "--game", "colomino", str(path), "--previous",
+              json.dumps(empty)).json()
+    assert out["explained"] is False and len(out["placed"]) > 3
+
+
+def test_cli_bad_previous_exits_2(cli, photos):
+    res = cli("recognize", "--game", "colomino", str(photos["after"][0]), "--previous",
+              '{"game": "colomino", "size": 7}')
+    assert res.code == 2 and "previous" in res.err and len(res.err.strip().splitlines()) == 1
+
+
+def test_cli_non_board_photo_exits_1(cli, tmp_path):
+    img = np.full((360, 480, 3), (60, 120, 180), np.uint8)
+    p = tmp_path / "wall.png"
+    cv2.imwrite(str(p), img)
+    res = cli("recognize", "--game", "colomino", str(p))
+    assert res.code == 1
+    assert res.json()["error"] == "no board found"
+
+
+def test_cli_bad_file_exits_2(cli, tmp_path):
+    p = tmp_path / "broken.jpg"
+    p.write_bytes(b"\xff\xd8 not really a jpeg")
+    res = cli("recognize", "--game", "colomino", str(p))
+    assert res.code == 2 and res.err.startswith("boardcam: error:")
+    assert len(res.err.strip().splitlines()) == 1
+
+
+def test_cli_score_two_photos(cli, photos):
+    (p_before, before), (p_after, after) = photos["before"], photos["after"]
+    res = cli("colomino", "score", str(p_before), str(p_after))
+    assert res.code == 0, res.err
+    out = res.json()
+    want = score_turn(before, after).to_json()
+    assert {k: out[k] for k in want} == want
+    assert set(out["photos"]) == {"before", "after"}
+
+
+def test_cli_score_mixed_json_and_photo(cli, photos):
+    (_, before), (p_after, after) = photos["before"], photos["after"]
+    res = cli("colomino", "score", json.dumps(state_to_json(before)), str(p_after))
+    assert res.code == 0, res.err
+    assert res.json()["points"] == score_turn(before, after).points
+    # the same photo against itself: a legal empty turn worth nothing
+    res = cli("colomino", "score", str(p_after), str(p_after))
+    assert res.code == 0 and res.json()["placements"] == [] and res.json()["points"] == 0
+
+
+def test_cli_score_photo_reversed_is_illegal(cli, photos):
+    res = cli("colomino", "score", str(photos["after"][0]), str(photos["before"][0]))
+    assert res.code == 1 and res.json()["legal"] is False
+
+
+def test_cli_score_photo_without_board_exits_1(cli, photos, tmp_path):
+    p = tmp_path / "wall.png"
+    cv2.imwrite(str(p), np.full((360, 480, 3), 128, np.uint8))
+    res = cli("colomino", "score", str(photos["before"][0]), str(p))
+    assert res.code == 1 and "no board found" in res.json()["problems"][0]
+
+
+def test_cli_score_missing_photo_exits_2(cli, tmp_path):
+    res = cli("colomino", "score", str(tmp_path / "nope.jpg"), str(tmp_path / "nope.png"))
+    assert res.code == 2 and "BEFORE" in res.err
