@@ -80,7 +80,8 @@ class BoardFit:
 
     ``homography``: 3×3, board millimetres → full-image pixels; ``score``: 0..1 how well
     the region and its pits fit the model; ``pits_found``: cavities whose hole was located
-    (the rest are predicted from the others); ``across``: True when the board's long axis
+    (the rest are predicted from the others); ``template_score``: normalised correlation
+    of the cavity template with the photo (−1..1); ``across``: True when the board's long axis
     is nearer the image's vertical than its horizontal (then "south = bottom" is weak).
     """
 
@@ -88,6 +89,7 @@ class BoardFit:
     score: float
     pits_found: int
     across: bool
+    template_score: float = 0.0
 
     def to_image(self, pts_mm) -> np.ndarray:
         """Board millimetres ``(N, 2)`` → image pixels ``(N, 2)``."""
@@ -185,42 +187,6 @@ def _initial_homography(cnt: np.ndarray, scale: float) -> np.ndarray:
                     centre + u * half_long + north * half_short,
                     centre - u * half_long + north * half_short], np.float32)
     return cv2.getPerspectiveTransform(src, dst)
-
-
-def _refine(hom: np.ndarray, holes: np.ndarray, scale: float) -> tuple[np.ndarray, int]:
-    """Re-fit the homography through the centroids of the holes near each cavity."""
-    comp_n, comp, stats, cents = cv2.connectedComponentsWithStats(holes.astype(np.uint8), 8)
-    found_mm, found_px = [], []
-    pred = cv2.perspectiveTransform(CENTRES_MM.reshape(-1, 1, 2), hom).reshape(-1, 2) * scale
-    # pit radius in small-image px, from the homography's scale near each pit
-    for cav, p in zip(CAVITIES, pred, strict=True):
-        q = cv2.perspectiveTransform(np.array([[[cav.x + cav.r, cav.y]]]), hom)[0, 0] * scale
-        rad = float(np.linalg.norm(q - p))
-        if rad < 1.5:
-            continue
-        x0, y0 = int(max(p[0] - 1.3 * rad, 0)), int(max(p[1] - 1.3 * rad, 0))
-        x1 = int(min(p[0] + 1.3 * rad + 1, holes.shape[1]))
-        y1 = int(min(p[1] + 1.3 * rad + 1, holes.shape[0]))
-        if x1 <= x0 or y1 <= y0:
-            continue
-        ys, xs = np.nonzero(holes[y0:y1, x0:x1])
-        if len(xs) < 0.3 * math.pi * rad * rad * (1.6 if cav.half else 1.0):
-            continue
-        xs, ys = xs + x0, ys + y0
-        near = (xs - p[0]) ** 2 + (ys - p[1]) ** 2 < (1.3 * rad * (2.2 if cav.half else 1)) ** 2
-        if near.sum() < 0.3 * math.pi * rad * rad:
-            continue
-        found_mm.append((cav.x, cav.y))
-        found_px.append((xs[near].mean() / scale, ys[near].mean() / scale))
-    if len(found_mm) < 5:
-        return hom, len(found_mm)
-    src = np.array(found_mm, np.float32)
-    dst = np.array(found_px, np.float32)
-    tol = 0.25 * PIT_PITCH * _scale_of(hom)
-    h2, inl = cv2.findHomography(src, dst, cv2.RANSAC, tol)
-    if h2 is None or inl is None or int(inl.sum()) < 5:
-        return hom, len(found_mm)
-    return h2, int(inl.sum())
 
 
 def _scale_of(hom: np.ndarray) -> float:
@@ -409,4 +375,4 @@ def find_board(image: np.ndarray) -> BoardFit | None:
     c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
     d = c[1] - c[0]
     across = abs(d[1]) > abs(d[0])
-    return BoardFit(hom, float(score), found, bool(across))
+    return BoardFit(hom, float(score), found, bool(across), float(tscore))

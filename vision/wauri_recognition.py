@@ -1,0 +1,402 @@
+"""Wauri from a photo: seed counts of the 12 pits and 2 stores, and move tracking.
+
+Orientation convention: the photographer sits at south, so **south's row is the row
+nearer the bottom of the image**; south's pits 1..6 run left to right as south sees them
+and south's store is at south's right (SPEC). A Wauri board looks the same turned by 180°,
+so a single photo cannot tell otherwise: when the board lies along the image's vertical
+the answer warns that the orientation is a guess; with ``--previous`` both orientations
+are tried and the one a legal turn explains wins.
+
+Pipeline (:func:`read_board`):
+
+1. :func:`vision.pit_layout.find_board` finds the board and fits the 14-cavity model
+   through perspective (board millimetres → image pixels);
+2. the board is warped to a top view at a fixed scale, so a seed has a known size;
+3. :mod:`vision.seed_counting` counts the seed peaks in every cavity, turns them into an
+   expected count with an uncertainty that grows with pile size, and fits the counts to
+   the total of 48 seeds when that is plausible (a soft prior; without it the raw reading
+   is kept and a warning says so).
+
+Tracking (:func:`track`): from the previous position, every legal turn of the player to
+move (a move plus its extra moves), the position unchanged, and every turn followed by
+the opponent's turn are candidates; each is scored by the log-likelihood of the observed
+counts under the per-cavity uncertainties (the total is then a hard constraint, since
+legal play keeps it). The best candidate gives ``"moves"``; when another candidate is
+nearly as likely the answer says the rules chose among several readings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engines.errors import FormatError
+from engines.wauri import CYCLE, PITS, STORE, TARGETS, Position, Rule, _winner_side
+from vision import pit_layout as pl
+from vision import seed_counting as sc
+from vision.recognize import NothingFound
+
+GAME_SEEDS = 48
+MIN_TEMPLATE_SCORE = 0.25  # below this the fitted cavity model does not look like a board
+NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """Everything read from one photo (counts in :data:`NAMES` order).
+
+    ``means``/``sigmas``: per-cavity expected count and standard deviation; ``visible``:
+    seed peaks seen; ``centres_px``: ``(14, 2)`` cavity centres in the photo;
+    ``fit``: the board fit; ``seeds_px``: seed peak positions in the photo per cavity.
+    """
+
+    means: tuple[float, ...]
+    sigmas: tuple[float, ...]
+    visible: tuple[int, ...]
+    centres_px: np.ndarray
+    fit: pl.BoardFit
+    template_score: float
+    seeds_px: tuple[np.ndarray, ...]
+
+
+def _cavity_masks(shape, to_mm: np.ndarray, grow: float = 1.0) -> list[np.ndarray]:
+    to_px = np.linalg.inv(to_mm)
+    ppm = 1.0 / to_mm[0, 0]
+    masks = []
+    for cav in pl.CAVITIES:
+        m = np.zeros(shape, np.uint8)
+        ends = np.array([[[cav.x, cav.y - cav.half]], [[cav.x, cav.y + cav.half]]])
+        a = np.round(cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)).astype(int)
+        r = max(1, int(round(cav.r * grow * ppm)))
+        cv2.line(m, tuple(a[0]), tuple(a[1]), 1, 2 * r)
+        cv2.circle(m, tuple(a[0]), r, 1, -1)
+        cv2.circle(m, tuple(a[1]), r, 1, -1)
+        masks.append(m > 0)
+    return masks
+
+
+def read_board(image: np.ndarray) -> BoardReading:
+    """Find the board in ``image`` ((H, W, 3) uint8 BGR) and count every cavity.
+
+    Raises :class:`vision.recognize.NothingFound` when no board is found.
+    """
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise NothingFound("no board found (not a colour photo)")
+    fit = pl.find_board(image)
+    if fit is None or fit.template_score < MIN_TEMPLATE_SCORE:
+        raise NothingFound("no board found")
+    native = fit.px_per_mm()
+    ppm = float(np.clip(native, 0.8, 1.5))
+    view, to_mm = pl.rectify(image, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    masks = _cavity_masks(gray.shape, to_mm, 1.0)
+    top = np.zeros(gray.shape, np.uint8)
+    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
+                                       np.linalg.inv(to_mm)).reshape(-1, 2)
+    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
+    grown = _cavity_masks(gray.shape, to_mm, 1.3)
+    top = top > 0
+    for m in grown:
+        top &= ~m
+    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm)
+    view_to_img = fit.homography @ to_mm
+    seeds_px = []
+    for r in readings:
+        if len(r.peaks):
+            seeds_px.append(cv2.perspectiveTransform(r.peaks.reshape(-1, 1, 2),
+                                                     view_to_img).reshape(-1, 2))
+        else:
+            seeds_px.append(np.zeros((0, 2)))
+    return BoardReading(
+        tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
+        tuple(r.visible for r in readings), fit.centres_px(), fit, fit.template_score,
+        tuple(seeds_px))
+
+
+# --------------------------------------------------------------------------- counts
+def count_confidences(visible, counts, max_count: int = 60) -> list[float]:
+    """Per cavity: P(true count == answered count | visible peaks), flat prior."""
+    ll = sc.loglik_table(visible, max(max_count, max(counts) + 1))
+    p = np.exp(ll - ll.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    return [float(p[i, c]) for i, c in enumerate(counts)]
+
+
+def counts_to_state(counts, to_move: str = "south") -> dict:
+    """14 counts in :data:`NAMES` order → SPEC Wauri JSON."""
+    c = [int(x) for x in counts]
+    return {"game": "wauri", "south": c[0:6], "north": c[6:12],
+            "stores": {"south": c[12], "north": c[13]}, "to_move": to_move}
+
+
+def state_counts(pos: Position) -> tuple[int, ...]:
+    """A position's 14 counts in :data:`NAMES` order."""
+    return (*pos.south, *pos.north, pos.south_store, pos.north_store)
+
+
+def flip_counts(counts):
+    """The same reading with the board turned by 180° (south and north swap)."""
+    c = list(counts)
+    return type(counts)(c[6:12] + c[0:6] + [c[13], c[12]]) if isinstance(counts, tuple) \
+        else c[6:12] + c[0:6] + [c[13], c[12]]
+
+
+def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
+                max_penalty: float = 12.0) -> tuple[list[int], list[str]]:
+    """Integer counts from a reading, fitted to ``total`` seeds when that is plausible."""
+    raw = sc.most_likely(reading.visible)
+    warnings = []
+    if total is None:
+        return raw, warnings
+    fitted, penalty = sc.constrain_total(reading.visible, total)
+    if penalty <= max_penalty:
+        return fitted, warnings
+    warnings.append(f"counted {sum(raw)} seeds, not the {total} of a game; counts not fitted "
+                    "to the total")
+    return raw, warnings
+
+
+# --------------------------------------------------------------------------- tracking
+def _turns(board: tuple[int, ...], side: int, rule: Rule, max_moves: int = 14):
+    """All complete turns of ``side`` from ``board``: (pits, board after, side to move)."""
+    out = []
+    stack = [(board, [])]
+    while stack:
+        b, pits = stack.pop()
+        if _winner_side(b, side, rule) is not None:
+            continue
+        for i in range(PITS):
+            n = b[7 * side + i]
+            if not n:
+                continue
+            child = list(b)
+            start = 7 * side + i
+            child[start] = 0
+            laps, rest = divmod(n, CYCLE)
+            if laps:
+                for slot in TARGETS[side][i]:
+                    child[slot] += laps
+            for slot in TARGETS[side][i][:rest]:
+                child[slot] += 1
+            extra = TARGETS[side][i][(n - 1) % CYCLE] == STORE[side]
+            key = tuple(child)
+            seq = [*pits, i + 1]
+            if extra and _winner_side(key, side, rule) is None and len(seq) < max_moves:
+                stack.append((key, seq))
+                out.append((seq, key, side, True))  # a turn may also be photographed here
+            else:
+                out.append((seq, key, side if extra else 1 - side, False))
+    return out
+
+
+def _board_to_counts(b) -> tuple[int, ...]:
+    return (*b[0:6], *b[7:13], b[6], b[13])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A legal continuation: moves per turn, resulting position, log-likelihood."""
+
+    turns: tuple[tuple[int, ...], ...]
+    position: Position
+    loglik: float
+    flipped: bool
+    complete: bool
+
+    @property
+    def moves(self) -> list[int]:
+        """All pits played, in order (extra moves included)."""
+        return [p for t in self.turns for p in t]
+
+
+def candidates(previous: Position, rule: Rule = Rule.MAIN, two_turns: bool = True):
+    """Positions reachable from ``previous``: unchanged, one turn, one turn + reply.
+
+    Yields ``(turns, position, complete)``; ``complete`` is False for a position in the
+    middle of an extra-move chain (the mover still has to play).
+    """
+    b0 = previous.board()
+    side0 = previous.side
+    yield (), previous, True
+    for seq, b1, side1, pending in _turns(b0, side0, rule):
+        yield (tuple(seq),), Position.from_board(b1, side1), not pending
+        if not two_turns or pending or side1 == side0:
+            continue
+        for seq2, b2, side2, pending2 in _turns(b1, side1, rule):
+            yield (tuple(seq), tuple(seq2)), Position.from_board(b2, side2), not pending2
+
+
+TURN_PRIOR = {0: -2.0, 1: 0.0, 2: -4.0}  # log prior of 0, 1 or 2 turns between photos
+INCOMPLETE_PRIOR = -3.0  # a photo taken in the middle of an extra-move chain
+
+
+def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
+          max_outliers: int = 2) -> tuple[Candidate | None, list[Candidate]]:
+    """The legal continuation of ``previous`` that best explains ``reading``.
+
+    Every candidate position (see :func:`candidates`) is scored by the log-likelihood of
+    the visible seed peaks (:func:`vision.seed_counting.loglik_table`), in both board
+    orientations, plus a small prior on the number of turns. Returns ``(best, ranked)``:
+    ``best`` is None when even the best candidate disagrees with more than
+    ``max_outliers`` cavities (counts more than ~3 standard deviations away); ``ranked``
+    lists the best few distinct candidates, most likely first.
+    """
+    total = previous.total()
+    visible = list(reading.visible)
+    tables = {False: sc.loglik_table(visible, total),
+              True: sc.loglik_table(flip_counts(visible), total)}
+    rows = np.arange(14)
+    scored: dict[tuple, Candidate] = {}
+    for turns, pos, complete in candidates(previous, rule):
+        counts = np.array(state_counts(pos))
+        for flipped, table in tables.items():
+            ll = float(table[rows, counts].sum()) + TURN_PRIOR[len(turns)]
+            ll += 0.0 if complete else INCOMPLETE_PRIOR
+            ll += -1.0 if flipped else 0.0  # the convention (south at the bottom) is a prior
+            key = (state_counts(pos), pos.to_move, flipped)
+            old = scored.get(key)
+            if old is None or ll > old.loglik or (
+                    ll == old.loglik and len(old.moves) > sum(len(t) for t in turns)):
+                scored[key] = Candidate(turns, pos, ll, flipped, complete)
+    ranked = sorted(scored.values(), key=lambda c: -c.loglik)
+    if not ranked:
+        return None, []
+    best = ranked[0]
+    vis = np.array(flip_counts(visible) if best.flipped else visible, float)
+    mean, sigma = sc.visible_mean_sigma(np.array(state_counts(best.position)))
+    outliers = int((np.abs(vis - mean) / sigma > 3.0).sum())
+    if outliers > max_outliers:
+        return None, ranked[:5]
+    return best, ranked[:5]
+
+
+# --------------------------------------------------------------------------- answer
+def _parse_previous(previous) -> Position:
+    if isinstance(previous, Position):
+        return previous
+    if isinstance(previous, str):
+        try:
+            previous = json.loads(previous)
+        except json.JSONDecodeError as exc:
+            raise FormatError(f"--previous: not valid JSON ({exc.msg})") from None
+    if not isinstance(previous, dict):
+        raise FormatError("--previous: must be a Wauri position JSON object")
+    try:
+        return Position.from_json(previous)
+    except FormatError as exc:
+        raise FormatError(f"--previous: {exc}") from None
+
+
+def _pits_json(reading: BoardReading, counts, confidences, flipped: bool) -> list[dict]:
+    order = list(range(14))
+    if flipped:
+        order = flip_counts(order)  # answer cavity k is read at photo cavity order[k]
+    out = []
+    for k, name in enumerate(NAMES):
+        j = order[k]
+        c = reading.centres_px[j]
+        out.append({"name": name, "centre_px": [round(float(c[0]), 1), round(float(c[1]), 1)],
+                    "count": int(counts[k]), "confidence": round(float(confidences[k]), 3)})
+    return out
+
+
+def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
+    """Read a Wauri photo ((H, W, 3) uint8 BGR) into the SPEC answer.
+
+    Without ``previous``: the counts (fitted to 48 seeds when plausible), ``to_move``
+    "south" with a warning that a photo cannot tell. With ``previous`` (SPEC JSON text,
+    dict or :class:`Position`): also ``"moves"`` and ``"explained"``, the counts of the
+    explained position, and the raw reading under ``"observed"``.
+    Raises :class:`NothingFound` for a photo without a board and FormatError for a bad
+    ``previous``.
+    """
+    prev = _parse_previous(previous) if previous is not None else None
+    reading = read_board(image)
+    warnings: list[str] = []
+    if reading.fit.across:
+        warnings.append("the board lies along the image's vertical: which row is south's "
+                        "is a guess (south taken as the row nearer the bottom)")
+    total = prev.total() if prev is not None else GAME_SEEDS
+    counts, w = best_counts(reading, total)
+    if prev is None:
+        warnings.extend(w)
+        warnings.append("the photo cannot tell whose move it is: to_move assumed south")
+        conf = count_confidences(reading.visible, counts)
+        answer = counts_to_state(counts, "south")
+        board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
+        answer.update({"pits": _pits_json(reading, counts, conf, False),
+                       "confidence": round(board_conf, 4), "warnings": warnings})
+        return answer
+    best, ranked = track(prev, reading)
+    observed = counts_to_state(counts, prev.to_move)
+    if best is None:
+        warnings.extend(w)
+        warnings.append("no legal turn from the previous position explains the photo; "
+                        "the raw reading is returned")
+        conf = count_confidences(reading.visible, counts)
+        answer = counts_to_state(counts, prev.to_move)
+        answer.update({"pits": _pits_json(reading, counts, conf, False),
+                       "confidence": round(float(np.prod(conf)) * 0.5, 4),
+                       "warnings": warnings, "moves": [], "explained": False,
+                       "observed": observed})
+        return answer
+    # probability of the best among the candidates (softmax over log-likelihoods)
+    lls = np.array([c.loglik for c in ranked])
+    probs = np.exp(lls - lls.max())
+    probs /= probs.sum()
+    if best.flipped:
+        warnings.append("the board is read turned by 180° (south's row at the top of the "
+                        "image): that is how the previous position explains it")
+        observed = counts_to_state(flip_counts(counts), prev.to_move)
+    if len(best.turns) == 0:
+        warnings.append("no move was played since the previous position")
+    if len(best.turns) == 2:
+        warnings.append(f"two turns were played: {list(best.turns[0])} then "
+                        f"{list(best.turns[1])}")
+    if not best.complete:
+        warnings.append("the mover earned an extra move and has not played it yet")
+    alt = [c for c in ranked[1:] if c.loglik > best.loglik - 2.0]
+    if alt:
+        desc = "; ".join(f"{c.moves}" for c in alt[:3])
+        warnings.append(f"the counts alone are ambiguous (also close: {desc}); the legal "
+                        "sequence most consistent with them was chosen")
+    final = state_counts(best.position)
+    answer = best.position.to_json()
+    conf = [float(probs[0])] * 14
+    answer.update({"pits": _pits_json(reading, final, conf, best.flipped),
+                   "confidence": round(float(probs[0]), 4), "warnings": warnings,
+                   "moves": best.moves, "explained": True, "observed": observed})
+    return answer
+
+
+def write_overlay(image: np.ndarray, answer: dict, path) -> None:
+    """Draw the answer on a copy of ``image`` and write it to ``path`` (PNG/JPEG).
+
+    Every cavity gets a circle at its centre with its count (green when confident,
+    orange otherwise); the board outline is drawn when the answer carries cavity centres.
+    """
+    out = image.copy()
+    h, w = out.shape[:2]
+    scale = max(h, w) / 1000.0
+    pits = answer.get("pits") or []
+    for p in pits:
+        x, y = (int(round(v)) for v in p["centre_px"])
+        ok = p.get("confidence", 0) >= 0.8
+        col = (60, 200, 60) if ok else (0, 140, 255)
+        rad = max(6, int(14 * scale))
+        cv2.circle(out, (x, y), rad, col, max(1, int(2 * scale)))
+        label = str(p["count"])
+        cv2.putText(out, label, (x - rad, y - rad - 2), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.7 * scale, (0, 0, 0), max(2, int(4 * scale)), cv2.LINE_AA)
+        cv2.putText(out, label, (x - rad, y - rad - 2), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.7 * scale, col, max(1, int(2 * scale)), cv2.LINE_AA)
+    title = f"wauri  confidence {answer.get('confidence', 0):.2f}"
+    if "moves" in answer:
+        title += f"  moves {answer['moves']}"
+    cv2.putText(out, title, (int(10 * scale), int(40 * scale)), cv2.FONT_HERSHEY_SIMPLEX,
+                scale, (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    if not cv2.imwrite(str(path), out):
+        raise OSError(f"--overlay: cannot write {path}")
