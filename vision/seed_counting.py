@@ -29,8 +29,8 @@ import numpy as np
 
 BLOB_SIGMA = 0.39  # LoG sigma in seed radii (the scale at which a shaded seed peaks)
 REL_THRESHOLD = 0.4  # fraction of the strong seeds' typical response
-NOISE_THRESHOLD = 3.0
-DARK_THRESHOLD = 2.0  # dark blobs must be this much stronger than the bright threshold  # multiple of the filter's noise on the bare top
+NOISE_THRESHOLD = 3.0  # multiple of the filter's noise on the bare top
+DARK_THRESHOLD = 2.0  # dark blobs must be this much stronger than the bright threshold
 PILE_START = 4.0  # seeds in a cavity above which a pile hides some
 PILE_HIDDEN = 0.2  # hidden seeds per seed above PILE_START
 
