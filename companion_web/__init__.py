@@ -19,8 +19,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     Settings: ``SAMPLE_IMAGES`` (folder), ``MAX_CONTENT_LENGTH`` (bytes per request),
     ``MAX_PIXELS`` (per photo, checked from the header before decoding), ``DATABASE``
     (default ``<instance>/boardcam.sqlite3``), ``RULES_TIMEOUT`` (seconds per rules
-    question), ``PAIRING_TOKEN`` and ``PUBLIC_URL`` (LAN mode), ``CAPTURE_INTERVAL_MS``
-    (how often the page samples the camera), ``RECOGNIZER`` (tests only).
+    question), ``CALIBRATE_TIMEOUT``, ``PAIRING_TOKEN`` and ``PUBLIC_URL`` (LAN mode),
+    ``CAPTURE_INTERVAL_MS`` (how often the page samples the camera), ``RECOGNIZER``
+    (tests only).
     """
     from flask import Flask
 
@@ -31,6 +32,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=20 * 1024 * 1024,
         MAX_PIXELS=40_000_000,
         RULES_TIMEOUT=20.0,
+        CALIBRATE_TIMEOUT=120.0,
         PAIRING_TOKEN=None,
         PUBLIC_URL=None,
         CAPTURE_INTERVAL_MS=400,
@@ -41,6 +43,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     os.makedirs(app.instance_path, exist_ok=True)
 
     from . import db
+    from .calibration_pages import bp as calibration_bp
     from .caribo_pages import bp as caribo_bp
     from .colomino_pages import bp as colomino_bp
     from .pairing import bp as pairing_bp
@@ -49,7 +52,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .wauri_pages import bp as wauri_bp
 
     db.init_app(app)
-    for blueprint in (pairing_bp, status_bp, sessions_bp, caribo_bp, colomino_bp, wauri_bp):
+    blueprints = (pairing_bp, status_bp, sessions_bp, calibration_bp, caribo_bp, colomino_bp)
+    for blueprint in (*blueprints, wauri_bp):
         app.register_blueprint(blueprint)
     _register_errors(app)
 

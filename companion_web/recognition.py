@@ -17,6 +17,7 @@ Answers:
   nothing the server can answer about, which the page shows as a message;
 - 503 — :class:`vision.recognize.RecognizerUnavailable` (no recogniser in this build).
 
+A calibration stored by the wizard (:mod:`.calibration_pages`) is passed on.
 The recogniser is ``vision.recognize.recognize`` unless the app's ``RECOGNIZER`` config
 holds another callable with the same signature. That hook exists for tests only
 (``tests/web_scaffolding.py`` injects a fake that returns a sample image's truth JSON
@@ -34,6 +35,7 @@ from vision.image_io import decode_photo
 from vision.recognize import NothingFound, RecognizerUnavailable
 from vision.recognize import recognize as vision_recognize
 
+from .calibration_pages import load_for
 from .games import SessionInputError
 
 MAX_PREVIOUS_CHARS = 100_000
@@ -56,7 +58,8 @@ def recognize_upload(game: str):
     image = decode_photo(data, max_pixels=current_app.config["MAX_PIXELS"])
     decoded = time.perf_counter()
     try:
-        answer = _recognizer()(game, image, previous=previous, calibration=None)
+        calibration = load_for(game)
+        answer = _recognizer()(game, image, previous=previous, calibration=calibration)
     except RecognizerUnavailable as exc:
         return jsonify(error=str(exc), game=game), 503
     except NothingFound as exc:

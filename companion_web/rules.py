@@ -86,7 +86,7 @@ def ask(
     if not available(game):
         raise RulesUnavailable(f"rules for {game} are not available yet")
     with tempfile.TemporaryDirectory(prefix="boardcam-rules-") as folder:
-        argv = [sys.executable, "-m", "companion_web.cli", game, subcommand]
+        argv = [game, subcommand]
         for index, item in enumerate(arguments):
             if isinstance(item, FileArg):
                 path = Path(folder) / f"arg{index}{item.suffix}"
@@ -94,25 +94,32 @@ def ask(
                 argv.append(f"@{path}")
             else:
                 argv.append(str(item))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+        result = run_command(argv, cwd=folder, timeout=timeout)
+    if result is None:
+        raise RulesFailure(f"the {game} rules engine did not answer within {timeout:g} s")
+    return _interpret(game, subcommand, *result)
+
+
+def run_command(argv: list[str], *, cwd: str, timeout: float) -> tuple[int, str, str] | None:
+    """``(exit code, stdout, stderr)`` of ``boardcam ARGV`` in a child process, or None
+    when it did not finish within ``timeout`` seconds (it is killed then)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "companion_web.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            env=env,
+            check=False,
         )
-        try:
-            proc = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                cwd=folder,
-                env=env,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise RulesFailure(
-                f"the {game} rules engine did not answer within {timeout:g} s"
-            ) from None
-    return _interpret(game, subcommand, proc.returncode, proc.stdout, proc.stderr)
+    except subprocess.TimeoutExpired:
+        return None
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 @dataclass(frozen=True)

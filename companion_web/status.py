@@ -87,15 +87,3 @@ def index():
         pairing_url=url,
         pairing_qr=qr_svg(url) if url else None,
     )
-
-
-@bp.get("/calibrate/")
-def calibrate():
-    """The calibration wizard."""
-    from importlib.util import find_spec
-
-    return render_template(
-        "calibrate.html",
-        game=None,
-        command_ready=find_spec("companion_web.commands.calibrate") is not None,
-    )

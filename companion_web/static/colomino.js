@@ -135,8 +135,42 @@
     draw();
   }
 
+  // Label every recognised tile at its cell centre; outline this turn's placements and
+  // mark the courts (yellow: open, blue: closed) when the last score is for this board.
   function drawOverlay(ctx, answer) {
-    Boardcam.drawItems(ctx, answer.cells || [], (c) => c.tile || c.code);
+    const rows = Array.isArray(answer.rows) ? answer.rows : [];
+    const cells = (answer.cells || []).filter((c) => rows[c.row] && !["." , undefined].includes(rows[c.row][c.col]));
+    Boardcam.drawItems(ctx, cells, (c) => c.tile || rows[c.row][c.col]);
+    const corners = answer.field_corners_px;
+    if (Array.isArray(corners) && corners.length === 4) {
+      ctx.save();
+      ctx.strokeStyle = "#00d0ff";
+      ctx.lineWidth = 3;
+      ctx.beginPath();
+      corners.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
+      ctx.stroke();
+      ctx.restore();
+    }
+    if (!lastScore || JSON.stringify(board.rows) !== JSON.stringify(rows)) return;
+    const centreOf = new Map((answer.cells || []).map((c) => [`${c.row},${c.col}`, Boardcam.pixelCentre(c)]));
+    ctx.save();
+    for (const p of lastScore.placements || []) {
+      const q = centreOf.get(`${p.row},${p.col}`);
+      if (!q) continue;
+      ctx.strokeStyle = "#ff2bd6";
+      ctx.lineWidth = 4;
+      ctx.strokeRect(q[0] - 22, q[1] - 22, 44, 44);
+    }
+    for (const c of lastScore.courts || []) {
+      const q = centreOf.get(`${c.row},${c.col}`);
+      if (!q) continue;
+      ctx.fillStyle = c.kind === "closed" ? "#1f5fd6" : "#f2c500";
+      ctx.beginPath();
+      ctx.arc(q[0], q[1], 12, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    ctx.restore();
   }
 
   function onSession(session) {
