@@ -34,8 +34,10 @@ Edge cases (documented decisions):
 * Both rows can be empty only after a move that ends in the mover's store (a last seed
   in a pit leaves that pit non-empty), so the player to move is the one who emptied the
   board last. For any position with both rows empty we declare the player to move the
-  winner under both rules; under the main rule that is the seed's rule verbatim, under
-  the variant it is the only reading that does not depend on unknown history.
+  winner under both rules: under the main rule that is the seed's rule verbatim; under
+  the variant such a position never arises in play (the first emptied row already ended
+  the game), and for a photographed one we follow the main rule rather than guess the
+  unknown history.
 * Under the variant, a position whose player *not* to move has an empty row is over
   (that player won); under the main rule it is not over (the opponent must move and may
   feed the empty row).
@@ -44,9 +46,11 @@ Edge cases (documented decisions):
   seeds strictly forward. Input is nevertheless bounded: at most :data:`MAX_SEEDS` seeds
   in total.
 
-The search (:func:`search`) is an iterative-deepening negamax alpha-beta with a
-transposition table and mate-distance scores, so results that reach the end of the game
-on every line are reported as proven wins or losses.
+The search (:func:`search`, :class:`Searcher`) is an iterative-deepening negamax
+alpha-beta (principal-variation search) with a transposition table keyed by the 15-tuple
+(14 slots + side to move), move ordering (TT move, extra moves, history heuristic), a
+time/node budget and mate-distance scores, so results that reach the end of the game on
+every line are reported as proven wins or losses (small endgames are solved exactly).
 """
 
 from __future__ import annotations
