@@ -235,3 +235,24 @@ def test_render_state_rejects_bad_input():
         render_state("wauri", {"game": "wauri"}, 1, "easy", W, H)
     with pytest.raises(ValueError):
         render_state("caribo", SEED_SOLUTION, 1, "extreme", W, H)
+
+
+def test_hand_placed_tiles_do_not_overlap():
+    from vision.simulator.caribo_render import (
+        HEX_VERTS,
+        _penetration,
+        lay_tiles,
+        parse_caribo_state,
+    )
+
+    _, cells, fs = parse_caribo_state(random_caribo_state(4, "hard")[0])
+    for seed in range(3):
+        placed = lay_tiles(cells, fs, np.random.default_rng(seed), 30.0, messiness=1.0)
+        polys = [t.local_to_world(HEX_VERTS, 0)[:, :2] for t in placed]
+        for i in range(len(polys)):
+            for j in range(i + 1, len(polys)):
+                assert _penetration(polys[i], polys[j])[0] < 0.01
+        # still a lattice: neighbours stay within a few mm of the nominal pitch
+        for t in placed:
+            near = min(np.hypot(t.x - u.x, t.y - u.y) for u in placed if u is not t)
+            assert 40.0 < near < 45.0

@@ -148,7 +148,56 @@ def lay_tiles(
                 float(board_rotation + rng.uniform(-3, 3) * messiness),
             )
         )
-    return out
+    return separate_tiles(out)
+
+
+def _penetration(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    """Overlap depth of two convex polygons (>0 overlapping) and the axis to push along
+    (separating axis theorem, edge normals of both)."""
+    best, axis = math.inf, None
+    for poly in (a, b):
+        n = len(poly)
+        for i in range(n):
+            e = poly[(i + 1) % n] - poly[i]
+            ax = np.array([-e[1], e[0]]) / (np.hypot(e[0], e[1]) + 1e-12)
+            pa, pb = a @ ax, b @ ax
+            depth = min(pa.max() - pb.min(), pb.max() - pa.min())
+            if depth < best:
+                best, axis = depth, ax
+    return best, axis
+
+
+def separate_tiles(tiles: list[PlacedTile], clearance: float = 0.15,
+                   rounds: int = 8) -> list[PlacedTile]:
+    """Push hand-placed tiles apart where their jitter made wooden hexagons overlap."""
+    from dataclasses import replace
+
+    tiles = list(tiles)
+    for _ in range(rounds):
+        moved = False
+        polys = [t.local_to_world(HEX_VERTS, 0.0)[:, :2] for t in tiles]
+        for i in range(len(tiles)):
+            for j in range(i + 1, len(tiles)):
+                d = math.hypot(tiles[i].x - tiles[j].x, tiles[i].y - tiles[j].y)
+                if d > 2 * R_MM + 1:
+                    continue
+                depth, ax = _penetration(polys[i], polys[j])
+                if depth + clearance <= 0:
+                    continue
+                centre = np.array([tiles[j].x - tiles[i].x, tiles[j].y - tiles[i].y])
+                if ax @ centre < 0:
+                    ax = -ax
+                push = (depth + clearance) / 2 + 1e-3
+                tiles[i] = replace(tiles[i], x=tiles[i].x - ax[0] * push,
+                                   y=tiles[i].y - ax[1] * push)
+                tiles[j] = replace(tiles[j], x=tiles[j].x + ax[0] * push,
+                                   y=tiles[j].y + ax[1] * push)
+                polys[i] = tiles[i].local_to_world(HEX_VERTS, 0.0)[:, :2]
+                polys[j] = tiles[j].local_to_world(HEX_VERTS, 0.0)[:, :2]
+                moved = True
+        if not moved:
+            break
+    return tiles
 
 
 # ----------------------------------------------------------------------------- textures

@@ -75,12 +75,14 @@ def shoot(
                         frame_points, centre, yaw_centre=yaw_centre)
     canvas = Canvas(cam)
     tex_rng = rng_for(seed, game, "texture")
-    canvas.render_table(cond.table, tex_rng)
+    pts = np.asarray(frame_points, dtype=np.float64).reshape(-1, 3)
+    radius = float(np.max(np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1])))
+    # (the camera target may sit off the game's centre: keep the edge clear of both)
+    off = float(np.hypot(cam.target_x - centre[0], cam.target_y - centre[1]))
+    canvas.render_table(cond.table, tex_rng, keep_radius=radius + off)
     if cond.props:
         from .props import draw_props
 
-        pts = np.asarray(frame_points, dtype=np.float64).reshape(-1, 3)
-        radius = float(np.max(np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1])))
         draw_props(canvas, list(cond.props), cond, tex_rng, centre, radius)
     draw(canvas, cond, tex_rng)
     bgr = canvas.finish(cond, rng_for(seed, game, "sensor"), centre, extent)

@@ -180,7 +180,25 @@ def _pick(rng: np.random.Generator, seq):
 
 
 def sample_table(rng: np.random.Generator, difficulty: str) -> dict:
-    """A random table surface description (kind, colours, scales, orientation)."""
+    """A random table: surface (kind, colours, scales, orientation) and maybe its edge.
+
+    ``edge`` (or None): the table ends ``gap_mm`` beyond the game's footprint in the
+    direction ``angle``; beyond it lies the floor far below (dim, out of focus).
+    """
+    table = _sample_surface(rng, difficulty)
+    table["edge"] = None
+    if rng.random() < {"easy": 0.1, "normal": 0.3, "hard": 0.4}[difficulty]:
+        floor = _pick(rng, [(60, 50, 45), (120, 110, 100), (40, 40, 42), (150, 120, 90)])
+        table["edge"] = {
+            "angle": float(rng.uniform(0, 360)),
+            "gap_mm": float(rng.uniform(20, 250)),
+            "floor": [float(x) for x in jitter_colour(rng, floor, 10, 0.2, 0.2)],
+            "lip": float(rng.uniform(0.6, 1.4)),
+        }
+    return table
+
+
+def _sample_surface(rng: np.random.Generator, difficulty: str) -> dict:
     weights = {
         "easy": [0.45, 0.35, 0.0, 0.05, 0.15, 0.0],
         "normal": [0.35, 0.25, 0.1, 0.1, 0.1, 0.1],
@@ -510,6 +528,8 @@ class Canvas:
         g = self.gloss[y0:y1, x0:x1]
         g *= 1.0 - a[..., 0]
         g += gloss * a[..., 0]
+        # what is drawn now lies above the cast shadows laid on the table so far
+        self.shadow[y0:y1, x0:x1] *= 1.0 - a[..., 0]
 
     def fill_world_polygons(self, layer: np.ndarray, polygons, value: float = 1.0) -> None:
         """Rasterise table-plane polygons (lists of world points) into a (H,W) layer."""
@@ -536,8 +556,13 @@ class Canvas:
         np.maximum(self.shadow, layer, out=self.shadow)
 
     # ------------------------------------------------------------- table
-    def render_table(self, table: dict, rng: np.random.Generator) -> None:
-        """Fill the whole canvas with the table surface seen through the camera."""
+    def render_table(self, table: dict, rng: np.random.Generator,
+                     keep_radius: float | None = None) -> None:
+        """Fill the whole canvas with the table surface seen through the camera.
+
+        ``keep_radius``: the game's footprint around the camera target, which a table edge
+        never cuts.
+        """
         X, Y = self.X, self.Y
         a = math.radians(table.get("angle", 0.0))
         u = X * math.cos(a) + Y * math.sin(a)
@@ -627,8 +652,25 @@ class Canvas:
         folds = table.get("folds", 0.0)
         if folds:
             col = col * (1 + folds * sample_noise(n1, u / 150, v / 150))[..., None]
-        self.rgb[:] = np.clip(col, 0, 4).astype(np.float32)
-        self.gloss[:] = gloss
+        col = np.clip(col, 0, 4).astype(np.float32)
+        gl = np.full(X.shape, gloss, np.float32)
+        edge = table.get("edge")
+        if edge and keep_radius is not None:
+            ea = math.radians(edge["angle"])
+            dist = keep_radius + edge["gap_mm"]
+            sd = (X - self.camera.target_x) * math.cos(ea) + (
+                Y - self.camera.target_y) * math.sin(ea) - dist  # >0 beyond the edge
+            aa = np.maximum(fp, 0.3)
+            beyond = smoothstep(-aa, aa, sd)[..., None]
+            floor = srgb_to_linear(np.array(edge["floor"]) / 255) * 0.35
+            floor = floor * (1 + 0.1 * sample_noise(n1, X / 400, Y / 400))[..., None]
+            # the rounded lip of the table top catches light just before the edge
+            lip = (smoothstep(-6.0 - aa, -2.0, sd) * (1 - smoothstep(-1.0, 0.0, sd)))[..., None]
+            col = col * (1 + 0.25 * edge["lip"] * lip)
+            col = col * (1 - beyond) + floor * beyond
+            gl *= 1 - beyond[..., 0]
+        self.rgb[:] = col
+        self.gloss[:] = gl
 
     # ------------------------------------------------------------- light and sensor
     def light_dir_at(self, cond: Conditions, point) -> np.ndarray:

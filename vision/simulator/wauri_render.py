@@ -232,6 +232,7 @@ def seed_sprite(canvas: Canvas, cond: Conditions, centre_w, r_mm, colour, rng, o
     roi += rgb[sl] * al
     g = canvas.gloss[cy0:cy1, cx0:cx1]
     g *= 1 - al[..., 0]
+    canvas.shadow[cy0:cy1, cx0:cx1] *= 1 - al[..., 0]
 
 
 def draw_wauri(canvas: Canvas, pose: BoardPose, seeds_by_cav, wood, seed_cols, cond, rng):
