@@ -256,3 +256,20 @@ def test_hand_placed_tiles_do_not_overlap():
         for t in placed:
             near = min(np.hypot(t.x - u.x, t.y - u.y) for u in placed if u is not t)
             assert 40.0 < near < 45.0
+
+
+def test_props_stay_off_the_game():
+    from vision.simulator.camera import Camera
+    from vision.simulator.photo import rng_for
+    from vision.simulator.props import draw_props, sample_props
+    from vision.simulator.scene import Canvas, sample_conditions
+
+    cond = sample_conditions(rng_for(1, "caribo", "conditions"), "hard")
+    canvas = Canvas(Camera(320, 240, 65, 700, 20, 0))
+    canvas.render_table(cond.table, np.random.default_rng(0), keep_radius=150)
+    rng = np.random.default_rng(3)
+    props = [p for _ in range(5) for p in sample_props(rng, "hard")]
+    assert {p["kind"] for p in props} >= {"paper", "pen", "coaster", "coin"}
+    outlines = draw_props(canvas, props, cond, rng, (10.0, -5.0), 150.0)
+    for ring in outlines:
+        assert np.min(np.hypot(ring[:, 0] - 10.0, ring[:, 1] + 5.0)) > 150.0

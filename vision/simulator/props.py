@@ -78,10 +78,12 @@ def _top_texture(kind: str, colour, rng: np.random.Generator, n: int) -> np.ndar
 
 
 def draw_props(canvas: Canvas, props: list[dict], cond: Conditions, rng: np.random.Generator,
-               centre, radius: float) -> None:
-    """Draw the props around a game whose footprint is a circle (``centre``, ``radius``)."""
+               centre, radius: float) -> list[np.ndarray]:
+    """Draw the props around a game whose footprint is a circle (``centre``, ``radius``);
+    returns their outlines on the table (world mm)."""
     from .colomino_render import _slab_sides
 
+    outlines = []
     for p in props:
         outline, height = _shape(p["kind"])
         a = math.radians(p["rotation"])
@@ -92,6 +94,7 @@ def draw_props(canvas: Canvas, props: list[dict], cond: Conditions, rng: np.rand
         dist = radius + p["gap_mm"] + reach
         pos = np.array([centre[0] + dist * math.cos(d), centre[1] + dist * math.sin(d)])
         ring = rot + pos
+        outlines.append(ring)
         foot = np.column_stack([ring, np.zeros(len(ring))])
         top = np.column_stack([ring, np.full(len(ring), height)])
         if height > 1:
@@ -115,3 +118,4 @@ def draw_props(canvas: Canvas, props: list[dict], cond: Conditions, rng: np.rand
         world = np.column_stack([sq @ np.array([[c, s], [-s, c]]) + pos, np.full(4, height)])
         gloss = {"paper": 0.05, "coaster": 0.0, "pen": 0.8, "coin": 1.2}[p["kind"]]
         canvas.draw_quad(rgba, [(0, 0), (n - 1, 0), (n - 1, n - 1), (0, n - 1)], world, gloss)
+    return outlines
