@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import threading
 from pathlib import Path
 
@@ -23,6 +24,18 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_images"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+]
 SCAFFOLD_WARNING = "TEST SCAFFOLDING: truth JSON of a sample picture, not a recognition"
 
 # Small, fixed positions used when a picture has to be rendered for the tests.

@@ -85,10 +85,56 @@ const Boardcam = (() => {
     return "#ff4d4d";
   }
 
-  // Least-squares affine map from lattice points to pixels (>= 3 non-collinear pairs).
+  // Map from lattice points (a plane) to pixels: a homography (perspective of the flat
+  // table) fitted by least squares from >= 5 pairs, else an affine map from >= 3 pairs.
+  function fitLatticeMap(pairs) {
+    if (pairs.length >= 5) {
+      const h = fitHomography(pairs);
+      if (h) return h;
+    }
+    return fitAffine(pairs);
+  }
+
+  function normaliser(points) {
+    const n = points.length;
+    const mx = points.reduce((a, p) => a + p[0], 0) / n;
+    const my = points.reduce((a, p) => a + p[1], 0) / n;
+    const d = points.reduce((a, p) => a + Math.hypot(p[0] - mx, p[1] - my), 0) / n || 1;
+    return { mx, my, s: Math.SQRT2 / d };
+  }
+
+  function fitHomography(pairs) {
+    const na = normaliser(pairs.map((p) => p[0]));
+    const nb = normaliser(pairs.map((p) => p[1]));
+    const rows = [];
+    const rhs = [];
+    for (const [[x0, y0], [u0, v0]] of pairs) {
+      const x = (x0 - na.mx) * na.s, y = (y0 - na.my) * na.s;
+      const u = (u0 - nb.mx) * nb.s, v = (v0 - nb.my) * nb.s;
+      rows.push([x, y, 1, 0, 0, 0, -x * u, -y * u]); rhs.push(u);
+      rows.push([0, 0, 0, x, y, 1, -x * v, -y * v]); rhs.push(v);
+    }
+    const m = Array.from({ length: 8 }, () => Array(8).fill(0));
+    const r = Array(8).fill(0);
+    rows.forEach((row, k) => {
+      for (let i = 0; i < 8; i++) {
+        for (let j = 0; j < 8; j++) m[i][j] += row[i] * row[j];
+        r[i] += row[i] * rhs[k];
+      }
+    });
+    const h = solveN(m, r);
+    if (!h) return null;
+    return (x0, y0) => {
+      const x = (x0 - na.mx) * na.s, y = (y0 - na.my) * na.s;
+      const w = h[6] * x + h[7] * y + 1;
+      const u = (h[0] * x + h[1] * y + h[2]) / w, v = (h[3] * x + h[4] * y + h[5]) / w;
+      return [u / nb.s + nb.mx, v / nb.s + nb.my];
+    };
+  }
+
+  // Least-squares affine map (>= 3 non-collinear pairs).
   function fitAffine(pairs) {
     if (pairs.length < 3) return null;
-    // Solve for [a b c] in u = a*x + b*y + c (and the same for v) by normal equations.
     const m = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
     const ru = [0, 0, 0];
     const rv = [0, 0, 0];
@@ -100,26 +146,28 @@ const Boardcam = (() => {
         rv[i] += row[i] * v;
       }
     }
-    const su = solve3(m, ru);
-    const sv = solve3(m, rv);
+    const su = solveN(m, ru);
+    const sv = solveN(m, rv);
     if (!su || !sv) return null;
     return (x, y) => [su[0] * x + su[1] * y + su[2], sv[0] * x + sv[1] * y + sv[2]];
   }
 
-  function solve3(m, r) {
+  // Gaussian elimination with partial pivoting; null when singular.
+  function solveN(m, r) {
+    const n = r.length;
     const a = m.map((row, i) => [...row, r[i]]);
-    for (let col = 0; col < 3; col++) {
+    for (let col = 0; col < n; col++) {
       let pivot = col;
-      for (let i = col + 1; i < 3; i++) if (Math.abs(a[i][col]) > Math.abs(a[pivot][col])) pivot = i;
-      if (Math.abs(a[pivot][col]) < 1e-9) return null;
+      for (let i = col + 1; i < n; i++) if (Math.abs(a[i][col]) > Math.abs(a[pivot][col])) pivot = i;
+      if (Math.abs(a[pivot][col]) < 1e-12) return null;
       [a[col], a[pivot]] = [a[pivot], a[col]];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < n; i++) {
         if (i === col) continue;
         const f = a[i][col] / a[col][col];
-        for (let j = col; j < 4; j++) a[i][j] -= f * a[col][j];
+        for (let j = col; j <= n; j++) a[i][j] -= f * a[col][j];
       }
     }
-    return [a[0][3] / a[0][0], a[1][3] / a[1][1], a[2][3] / a[2][2]];
+    return a.map((row, i) => row[n] / row[i]);
   }
 
   // Default overlay: a marker and a label at every item that has a pixel centre.
@@ -262,7 +310,8 @@ const Boardcam = (() => {
         this.answer = answer;
         const warnings = (answer.warnings || []).join("; ");
         const confidence = answer.confidence !== undefined ? ` (confidence ${Number(answer.confidence).toFixed(2)})` : "";
-        this.setStatus(`Recognised${confidence}${warnings ? ": " + warnings : ""}`, "ok");
+        const sure = answer.confidence === undefined || Number(answer.confidence) >= 0.5;
+        this.setStatus(`Recognised${confidence}${warnings ? ": " + warnings : ""}`, sure ? "ok" : "warn");
         if (this.handlers.onRecognized) this.handlers.onRecognized(answer);
       } catch (e) {
         this.answer = null;
@@ -422,5 +471,5 @@ const Boardcam = (() => {
     return { camera, sessions };
   }
 
-  return { api, el, svg, showMessage, pixelCentre, fitAffine, drawItems, confidenceColour, initGamePage, game };
+  return { api, el, svg, showMessage, pixelCentre, fitLatticeMap, fitAffine, drawItems, confidenceColour, initGamePage, game };
 })();

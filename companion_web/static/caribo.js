@@ -191,7 +191,7 @@
       const p = Boardcam.pixelCentre(t);
       if (p && Number.isInteger(t.row) && Number.isInteger(t.col)) pairs.push([HexBoard.centre(t.row, t.col, g.firstShifted), p]);
     }
-    const map = Boardcam.fitAffine(pairs);
+    const map = Boardcam.fitLatticeMap(pairs);
     if (!map) {
       Boardcam.drawItems(ctx, tiles, (t) => t.tile || t.code);
       return;

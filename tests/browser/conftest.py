@@ -9,11 +9,12 @@ skipped with that reason (CI installs it, see ``.ci/run``).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from web_scaffolding import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
     ROOT,
     LiveServer,
     fit_frame,
@@ -25,20 +26,6 @@ from web_scaffolding import (
 from companion_web import create_app
 
 ARTIFACTS = ROOT / "test-artifacts" / "web"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--use-fake-device-for-media-stream",
-    "--use-fake-ui-for-media-stream",
-]
-
-
 def pytest_collection_modifyitems(items):
     if CHROMIUM:
         return

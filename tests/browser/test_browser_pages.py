@@ -10,8 +10,10 @@ from __future__ import annotations
 from importlib.util import find_spec
 
 import cv2
+import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # real Chromium: seconds per test
 GAMES = ["caribo", "colomino", "wauri"]
 FRAMES = "Number(document.getElementById('frames-sent').textContent)"
 ANSWERED = "document.getElementById('recognition-status').dataset.kind !== 'info'"
@@ -257,4 +259,17 @@ def test_colomino_correction_scoring_and_scoreboard(open_page, browsers, server,
     assert rows.count() == 3
     assert "to-move" in (rows.nth(2).get_attribute("class") or "")  # Ben's turn
     page.screenshot(path=str(artifacts / "colomino-scored.png"), full_page=True)
+    assert not errors
+
+
+def test_calibration_wizard_reports_an_unusable_photo(open_page, browsers, server, artifacts,
+                                                      tmp_path):  # fmt: skip
+    photo = tmp_path / "blank.jpg"
+    cv2.imwrite(str(photo), np.full((240, 320, 3), 128, np.uint8))
+    page, errors = open_page(browsers("caribo"), f"{server.url}/calibrate/")
+    wait_js(page, "document.getElementById('calibration-current').dataset.calibrated === 'no'")
+    page.set_input_files("#calibrate-photo", str(photo))
+    wait_js(page, "document.getElementById('calibrate-status').dataset.kind === 'error'", 60_000)
+    assert page.text_content("#calibrate-status")  # the server's reason, shown as it is
+    page.screenshot(path=str(artifacts / "calibrate-error.png"), full_page=True)
     assert not errors
