@@ -35,6 +35,9 @@ from vision import colour, hexlattice
 from vision.recognize import NothingFound
 
 DETECT_SIDE = 800
+MIN_PITCH = 18.0
+LATTICE_SIGNAL = "ridge"
+SELECT = "cut"
 SQRT3_2 = math.sqrt(3.0) / 2.0
 """Longer image side (px) at which the lattice is found."""
 
@@ -95,6 +98,8 @@ class _Lattice:
 def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     """Fit the top-face lattice: directions → scale and phase → per-tile homography."""
     edges = hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0))
+    ridges = hexlattice.ridge_strength(lab_det[..., 0], 1.0)
+    signal = ridges if LATTICE_SIGNAL == "ridge" else edges
     region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     n_paint = int(paint.sum())
     if n_paint < 150:
@@ -109,9 +114,9 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     y0, x0 = np.unravel_index(int(np.argmax(dist)), dist.shape)
     c0 = np.array([float(x0), float(y0)])
     h, w = paint.shape
-    best = None
     max_pitch = min(0.5 * min(h, w), 2.0 * math.sqrt(n_paint))
-    pitch = 10.0
+    curve = []
+    pitch = MIN_PITCH
     n = 8
     fr = (np.arange(n) + 0.5) / n - 0.5
     while pitch <= max_pitch:
@@ -121,29 +126,53 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         cells = _cells_on_mask(H0, paint, pitch, min_frac=0.6, near=(c0, 1.8 * pitch))
         if len(cells) >= 1:
             offs = np.array([a * a_right + b * a_lr for a in fr for b in fr])
-            sc = hexlattice.outline_score(edges, H0, hexlattice.axial_to_world(cells), offs)
+            sc = hexlattice.outline_score(signal, H0, hexlattice.axial_to_world(cells), offs)
             mean = sc.mean(axis=0)
             k = int(np.argmax(mean))
-            if best is None or mean[k] > best[0]:
-                best = (float(mean[k]), pitch, c0 + offs[k], a_right, a_lr)
+            curve.append((float(mean[k]), pitch, c0 + offs[k], a_right, a_lr))
         pitch *= 1.06
-    if best is None:
+    if not curve:
         return None
-    _, pitch, origin, a_right, a_lr = best
-    H = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
-    ridges = hexlattice.ridge_strength(lab_det[..., 0])
-    cells = _cells_on_mask(H, paint, pitch, min_frac=0.6, near=(c0, 2.5 * pitch))
-    if len(cells):
-        shift = hexlattice.gap_phase(ridges, paint, H, cells)
-        T = np.eye(3)
-        T[:2, 2] = shift
-        H = H @ T
+    # local maxima of the outline score over scale are the candidates; the figure's
+    # outline (tile outlines, never cut through a tile) decides scale and vertex phase
+    vals = [c[0] for c in curve]
+    peaks = [i for i in range(len(curve))
+             if vals[i] >= max(vals[max(0, i - 1): i + 2])]
+    peaks = sorted(peaks, key=lambda i: -vals[i])[:6]
+    boundary = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
+    best = None
+    rng = np.random.default_rng(7)
+    for i in peaks:
+        _, pitch_i, origin, a_right, a_lr = curve[i]
+        H0 = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
+        radius = 3.5 * pitch_i
+        # the cut of a lattice at this scale in random phases: what "not aligned" means
+        chance = np.mean([
+            _cut_score(_shifted(H0, rng.uniform(-0.5, 0.5, 2)), paint, boundary, pitch_i, c0,
+                       radius) for _ in range(6)])
+        for shift in hexlattice.VERTEX_COSETS:
+            Hs = _shifted(H0, shift)
+            cut = _cut_score(Hs, paint, boundary, pitch_i, c0, radius)
+            score = -cut / max(chance, 1e-6)
+            # a lattice so coarse that one or two cells hold the whole figure explains
+            # nothing; prefer any finer candidate
+            if len(_cells_on_mask(Hs, paint, pitch_i, min_frac=0.5)) < 3:
+                score -= 1.0
+            if best is None or score > best[0]:
+                best = (score, pitch_i, Hs)
+    _, pitch, H = best
+    if SELECT == "outline":
+        k = int(np.argmax(vals))
+        _, pitch, origin, a_right, a_lr = curve[k]
+        H = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
     for search, radius in ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
                            (0.05, 99.0)):
         cells = _cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
         if len(cells) == 0:
-            return None
-        H, _ = hexlattice.refine_homography(edges, H, cells, search * pitch, steps=7)
+            break
+        Hn, _ = hexlattice.refine_homography(signal, H, cells, search * pitch, steps=7)
+        if _plausible_update(H, Hn, cells):
+            H = Hn
     # relabel so that "right" is the shell vector nearest image +x
     shell = hexlattice.shell_vectors(np.array([
         hexlattice.apply_homography(H, np.array([[1.0, 0.0]]))[0]
@@ -153,6 +182,57 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     ]))
     H = _relabel(H, shell)
     return H, edges, pitch
+
+
+def _plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether a refitted homography stays close to the old one over ``cells``.
+
+    Refits move each cell by a fraction of a pitch; a refit that moves cells by more
+    than half a pitch or changes the local pitch by more than 25 % is an outlier fit.
+    """
+    if not np.isfinite(Hn).all():
+        return False
+    world = hexlattice.axial_to_world(cells)
+    a = hexlattice.apply_homography(H, world)
+    b = hexlattice.apply_homography(Hn, world)
+    ea = hexlattice.apply_homography(H, world + [1.0, 0.0]) - a
+    eb = hexlattice.apply_homography(Hn, world + [1.0, 0.0]) - b
+    pitch = np.hypot(*ea.T)
+    if not np.all(np.hypot(*(a - b).T) < 0.5 * pitch):
+        return False
+    ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
+    return bool(np.all((ratio > 0.75) & (ratio < 1.25)))
+
+
+def _shifted(H: np.ndarray, world_shift) -> np.ndarray:
+    """``H`` with its world origin moved by ``world_shift`` (pitch units)."""
+    T = np.eye(3)
+    T[:2, 2] = world_shift
+    return H @ T
+
+
+def _cut_score(H, paint, boundary, pitch, c0, radius) -> float:
+    """How much the lattice cells near ``c0`` are cut by the figure's outline.
+
+    Sum over cells of min(covered, uncovered) area, per pixel of outline and pitch
+    (dimensionless): about 0 when cell outlines follow the figure outline, larger for a
+    wrong scale or phase.
+    """
+    cells = _cells_on_mask(H, paint, pitch, min_frac=0.0, near=(c0, radius))
+    if len(cells) == 0:
+        return 1.0
+    world = hexlattice.axial_to_world(cells)
+    inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
+                          hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
+    f = hexlattice.sample_bilinear(paint.astype(np.float32),
+                                   hexlattice.apply_homography(H, world[:, None] + inn[None]))
+    f = f.mean(axis=1)
+    cut_area = float(np.minimum(f, 1 - f).sum()) * 0.866 * pitch * pitch
+    h, w = paint.shape
+    yy, xx = np.ogrid[:h, :w]
+    near = (xx - c0[0]) ** 2 + (yy - c0[1]) ** 2 <= radius * radius
+    perim = float((boundary.astype(bool) & near).sum()) + 1.0
+    return cut_area / perim
 
 
 def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
