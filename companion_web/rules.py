@@ -3,14 +3,17 @@
 The command line (SPEC.md, "Command line") is the contract between the companion and
 the three rules engines, so the web layer asks exactly the questions a user could type:
 ``caribo moves``, ``caribo check``, ``caribo solve``, ``colomino score``, ``wauri play``
-and ``wauri best``. Each question runs ``python -m companion_web.cli ...`` in a child
-process with a time limit: a search (the CARIBO solver, the Wauri move search) that
+and ``wauri best``. Each question runs the command line in a separate worker process
+with a time limit: a search (the CARIBO solver, the Wauri move search) that
 runs away cannot block a server thread forever, and a crash in an engine cannot take
 the server down. The inputs go through ``@file`` arguments in a private temporary
-folder, never through a shell. The price is a fresh interpreter per question (about
-0.3–0.8 s on the development machine); a fork server with the engines preloaded was
-tried and dropped, because ``multiprocessing`` re-imports the ``__main__`` script in
-every child, which breaks under launchers without a ``__main__`` guard.
+folder, never through a shell.
+
+The children are long-lived workers (:mod:`companion_web.rules_worker`, a small pool):
+each has the engines imported and answers one question at a time over its own pipes,
+so a question costs milliseconds instead of a fresh interpreter (0.3–0.8 s). A worker
+that runs out of time is killed and replaced. (A ``multiprocessing`` fork server was
+tried first and dropped: it re-imports the ``__main__`` script in every child.)
 
 Exit codes map to :class:`RulesAnswer` (0 answered, 1 negative answer) or to
 :class:`RulesInputError` (2, malformed input — the one-line message is kept),
@@ -20,12 +23,17 @@ Exit codes map to :class:`RulesAnswer` (0 answered, 1 negative answer) or to
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib.util
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,25 +109,111 @@ def ask(
 
 
 def run_command(argv: list[str], *, cwd: str, timeout: float) -> tuple[int, str, str] | None:
-    """``(exit code, stdout, stderr)`` of ``boardcam ARGV`` in a child process, or None
-    when it did not finish within ``timeout`` seconds (it is killed then)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
-    )
+    """``(exit code, stdout, stderr)`` of ``boardcam ARGV`` run in ``cwd`` by a worker
+    process, or None when it did not finish within ``timeout`` seconds (the worker is
+    killed then)."""
+    worker = _take_worker()
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "companion_web.cli", *argv],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=cwd,
-            env=env,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+        result = worker.ask(argv, cwd, timeout)
+    except (OSError, EOFError, ValueError) as exc:  # the worker died or garbled its answer
+        worker.close()
+        return 70, "", f"the engine process failed ({exc.__class__.__name__})"
+    if result is None:
+        worker.close()
         return None
-    return proc.returncode, proc.stdout, proc.stderr
+    _give_back(worker)
+    return result
+
+
+class _Worker:
+    """One ``companion_web.rules_worker`` process and its two protocol pipes."""
+
+    def __init__(self) -> None:
+        request_r, request_w = os.pipe()
+        response_r, response_w = os.pipe()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(PROJECT_ROOT), env.get("PYTHONPATH", "")) if p
+        )
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "companion_web.rules_worker", str(request_r),
+                 str(response_w)],
+                pass_fds=(request_r, response_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=str(PROJECT_ROOT),
+                env=env,
+            )  # fmt: skip
+        finally:
+            os.close(request_r)
+            os.close(response_w)
+        self.requests = os.fdopen(request_w, "w", encoding="utf-8")
+        self.response_fd = response_r
+        self.buffer = b""
+
+    def ask(self, argv: list[str], cwd: str, timeout: float):
+        self.requests.write(json.dumps({"argv": argv, "cwd": cwd}) + "\n")
+        self.requests.flush()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self.response_fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(self.response_fd, 1 << 16)
+            if not chunk:
+                raise EOFError("worker closed its pipe")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        data = json.loads(line)
+        return int(data["code"]), str(data["out"]), str(data["err"])
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.requests.close()
+        with contextlib.suppress(OSError):
+            os.close(self.response_fd)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+
+
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+MAX_IDLE_WORKERS = 4
+
+
+def _take_worker() -> _Worker:
+    with _idle_lock:
+        while _idle:
+            worker = _idle.pop()
+            if worker.process.poll() is None:
+                return worker
+            worker.close()
+    return _Worker()
+
+
+def _give_back(worker: _Worker) -> None:
+    with _idle_lock:
+        if len(_idle) < MAX_IDLE_WORKERS:
+            _idle.append(worker)
+            return
+    worker.close()
+
+
+def shutdown_workers() -> None:
+    """Stop the idle workers (also done at interpreter exit)."""
+    with _idle_lock:
+        workers, _idle[:] = list(_idle), []
+    for worker in workers:
+        worker.close()
+
+
+atexit.register(shutdown_workers)
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,38 @@ def test_a_slow_engine_is_cut_off(tmp_path):
     assert "did not answer within 0.05 s" in response.get_json()["error"]
 
 
+def test_a_timed_out_worker_is_replaced(tmp_path):
+    assert rules.run_command(["wauri", "best", "--help"], cwd=str(tmp_path), timeout=1e-4) is None
+    code, out, _err = rules.run_command(["wauri", "--help"], cwd=str(tmp_path), timeout=30)
+    assert code == 0 and "best" in out
+
+
+def test_a_dead_worker_is_a_failure_not_an_answer(tmp_path):
+    worker = rules._Worker()
+    worker.process.kill()
+    worker.process.wait()
+    with pytest.raises((OSError, EOFError)):
+        worker.ask(["wauri", "--help"], str(tmp_path), 10)
+    worker.close()
+    # a worker that died while idle is not handed out again
+    idle = rules._take_worker()
+    idle.process.kill()
+    idle.process.wait()
+    rules._give_back(idle)
+    assert rules.run_command(["wauri", "--help"], cwd=str(tmp_path), timeout=30)[0] == 0
+
+
+def test_worker_runs_in_the_requested_folder(tmp_path):
+    (tmp_path / "pos.json").write_text(
+        '{"game": "wauri", "south": [4,4,4,4,4,4], "north": [4,4,4,4,4,4],'
+        ' "stores": {"south": 0, "north": 0}, "to_move": "south"}'
+    )
+    code, out, err = rules.run_command(["wauri", "play", "pos.json", "1"], cwd=str(tmp_path),
+                                       timeout=30)  # fmt: skip
+    assert code == 0, err
+    assert '"south": [0, 5, 5, 5, 5, 4]' in out
+
+
 def test_interpret_exit_codes():
     assert rules._interpret("wauri", "play", 0, '{"a": 1}\n', "") == rules.RulesAnswer(0, {"a": 1})
     negative = rules._interpret("wauri", "play", 1, "", "boardcam: error: move 2: pit 4 is empty\n")
