@@ -226,8 +226,6 @@ def tile_texture(
         return np.round((np.asarray(pts) * ppm + c) * 16).astype(np.int32)
 
     wood = srgb_to_linear(np.array(paints.wood) / 255)
-    img = np.empty((size, size, 3), np.float32)
-    img[:] = wood
     # the six boundary rays from the centre to the vertices, hand-drawn
     centre = rng.normal(0, 0.5, 2)
     amp = float(rng.uniform(0.2, 0.7))
@@ -242,13 +240,15 @@ def tile_texture(
         else:
             jit = jitter_colour(rng, base, 4, var * 2, var * 2)
         cols[letter] = srgb_to_linear(jit / 255) * tile_gain
+    # paint the six segments as a label map, then soften the boundaries a little
+    labels = np.zeros((size, size), np.uint8)
     for k in range(6):
         a, b = k, (k + 1) % 6
         poly = np.concatenate([rays[a], rays[b][::-1]], axis=0)
-        mask = np.zeros((size, size), np.uint8)
-        cv2.fillPoly(mask, [tex(poly)], 255, lineType=cv2.LINE_AA, shift=4)
-        m = (mask.astype(np.float32) / 255.0)[..., None]
-        img = img * (1 - m) + cols[segments[k]] * m
+        cv2.fillPoly(labels, [tex(poly)], k + 1, lineType=cv2.LINE_8, shift=4)
+    palette = np.vstack([wood[None, :]] + [cols[segments[k]][None, :] for k in range(6)])
+    img = palette[labels].astype(np.float32)
+    img = cv2.GaussianBlur(img, (0, 0), 0.6)
     # brush streaks: elongated noise along a random stroke direction
     noise = rng.standard_normal((size, size)).astype(np.float32)
     L = max(3, int(6 * ppm))
@@ -273,13 +273,20 @@ def tile_texture(
         p = HEX_VERTS[k] * (1 - t) + HEX_VERTS[(k + 1) % 6] * t
         p = p * rng.uniform(0.85, 1.0)
         r = rng.uniform(0.4, 1.8)
-        mask = np.zeros((size, size), np.uint8)
-        cv2.ellipse(mask, (int(round((p[0] * ppm + c) * 16)), int(round((p[1] * ppm + c) * 16))),
+        # work in a small window around the spot
+        half = int(math.ceil((r + 1.5) * ppm)) + 2
+        u0 = max(0, int(p[0] * ppm + c) - half)
+        v0 = max(0, int(p[1] * ppm + c) - half)
+        u1, v1 = min(size, u0 + 2 * half), min(size, v0 + 2 * half)
+        mask = np.zeros((v1 - v0, u1 - u0), np.uint8)
+        cv2.ellipse(mask, (int(round((p[0] * ppm + c - u0) * 16)),
+                           int(round((p[1] * ppm + c - v0) * 16))),
                     (int(r * ppm * 16), int(r * ppm * 16 * rng.uniform(0.4, 1))),
                     float(rng.uniform(0, 180)), 0, 360, 255, -1, cv2.LINE_AA, 4)
         m = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), max(0.5, ppm * 0.3))
         w = rng.uniform(0.4, 0.85)
-        img = img * (1 - w * m[..., None]) + wood * 0.8 * (w * m[..., None])
+        roi = img[v0:v1, u0:u1]
+        roi[:] = roi * (1 - w * m[..., None]) + wood * 0.8 * (w * m[..., None])
     # alpha: the hexagon, with a darker rounded bevel along its rim
     mask = np.zeros((size, size), np.uint8)
     cv2.fillPoly(mask, [tex(HEX_VERTS)], 255, lineType=cv2.LINE_AA, shift=4)

@@ -80,9 +80,14 @@ def periodic_noise(rng: np.random.Generator, size: int = 256, sigma: float = 4.0
 
 def sample_noise(tex: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Sample a tileable texture at (fractional) texel coordinates, wrapping around."""
+    uu = u if isinstance(u, np.ndarray) and u.dtype == np.float32 else np.float32(u)
+    vv = v if isinstance(v, np.ndarray) and v.dtype == np.float32 else np.float32(v)
     n = tex.shape[0]
-    uu = np.mod(u, n).astype(np.float32)
-    vv = np.mod(v, n).astype(np.float32)
+    # OpenCV's remap saturates coordinates beyond the int16 range: wrap those first
+    if float(np.max(np.abs(uu))) > 30000:
+        uu = np.mod(uu, n).astype(np.float32)
+    if float(np.max(np.abs(vv))) > 30000:
+        vv = np.mod(vv, n).astype(np.float32)
     return cv2.remap(tex, uu, vv, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
 
 
