@@ -23,6 +23,7 @@ All pixel coordinates are ``(x, y)`` in the full-resolution image.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -40,7 +41,8 @@ BOARD_HALF_X = STORE_X + STORE_R + 16.0
 BOARD_HALF_Y = ROW_Y + PIT_R + 14.0
 SEED_R = 8.2  # nominal seed radius (mm); the counter measures the real size in the image
 
-WORK_SIZE = 360  # long side of the detection image (px)
+WORK_SIZE = 300  # long side of the detection image (px)
+MAX_REGIONS = 3  # board-like regions tried with the cavity template
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def _kmeans_labels(feat: np.ndarray, k: int, rng_seed: int = 7) -> np.ndarray:
     cv2.setRNGSeed(rng_seed)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     _, _, centres = cv2.kmeans(sample, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
-    d = ((flat[:, None, :] - centres[None, :, :]) ** 2).sum(-1)
+    d = (centres * centres).sum(1)[None, :] - 2.0 * (flat @ centres.T)  # + |x|², constant
     return d.argmin(1).reshape(h, w).astype(np.int32)
 
 
@@ -147,12 +149,12 @@ def _region_candidates(labels: np.ndarray, k: int, min_area: int):
             if short < 4:
                 continue
             aspect = long_ / short
-            if not 2.6 <= aspect <= 7.5:
+            if not 2.2 <= aspect <= 8.0:
                 continue
             hull_area = cv2.contourArea(cv2.convexHull(cnt))
             rect_fill = area / (rw * rh)
             solidity = area / max(hull_area, 1)
-            if rect_fill < 0.6:
+            if rect_fill < 0.5:
                 continue
             filled = np.zeros((h, w), np.uint8)
             cv2.drawContours(filled, [cnt], -1, 1, -1)
@@ -163,6 +165,27 @@ def _region_candidates(labels: np.ndarray, k: int, min_area: int):
             aspect_score = math.exp(-((math.log(aspect / 4.2)) / 0.35) ** 2)
             score = rect_fill * solidity * (0.3 + 0.7 * hole_score) * (0.4 + 0.6 * aspect_score)
             yield score, filled, cnt, holes
+
+
+def _merge_pairs(labels: np.ndarray, k: int) -> np.ndarray:
+    """Labels where the two clusters sharing the longest border are one cluster.
+
+    Returns a label image with values ``0..2k-1`` whose candidates are the merged pair
+    (label ``k``) and the untouched others; used to find a board split by light.
+    """
+    right = labels[:, 1:] != labels[:, :-1]
+    down = labels[1:, :] != labels[:-1, :]
+    pairs = np.concatenate([labels[:, 1:][right] * k + labels[:, :-1][right],
+                            labels[1:, :][down] * k + labels[:-1, :][down]])
+    if len(pairs) == 0:
+        return labels
+    counts = np.bincount(pairs, minlength=k * k).reshape(k, k)
+    counts = counts + counts.T
+    np.fill_diagonal(counts, 0)
+    a, b = np.unravel_index(int(counts.argmax()), counts.shape)
+    out = labels.copy()
+    out[(labels == a) | (labels == b)] = k
+    return out
 
 
 def _initial_homography(cnt: np.ndarray, scale: float) -> np.ndarray:
@@ -198,10 +221,24 @@ RECT_PX_PER_MM = 0.5  # resolution of the rectified board used to fit the pits
 MARGIN_X, MARGIN_Y = 60.0, 40.0  # mm around the nominal board in the rectified view
 
 
-def rectify(image: np.ndarray, hom: np.ndarray, px_per_mm: float, half_x: float,
+class Pyramid:
+    """Lazily built image pyramid (level 0 = the photo, each level half the size)."""
+
+    def __init__(self, image: np.ndarray):
+        self.levels = [image]
+
+    def level(self, k: int) -> np.ndarray:
+        """Level ``k`` (``1 / 2**k`` of the photo's size)."""
+        while len(self.levels) <= k and min(self.levels[-1].shape[:2]) > 64:
+            self.levels.append(cv2.pyrDown(self.levels[-1]))
+        return self.levels[min(k, len(self.levels) - 1)]
+
+
+def rectify(image, hom: np.ndarray, px_per_mm: float, half_x: float,
             half_y: float) -> tuple[np.ndarray, np.ndarray]:
     """Warp the board area of ``image`` to a top view in board millimetres.
 
+    ``image``: the photo ((H, W, 3) uint8 BGR) or a :class:`Pyramid` of it.
     Returns ``(view, to_mm)``: the BGR view (x east, y *down* = south, so the view looks
     like the board from south's seat) covering ``[-half_x, half_x] × [-half_y, half_y]``
     mm at ``px_per_mm``, and the 3×3 matrix from view pixels to board mm. A pyramid level
@@ -210,12 +247,13 @@ def rectify(image: np.ndarray, hom: np.ndarray, px_per_mm: float, half_x: float,
     w = int(round(2 * half_x * px_per_mm))
     h = int(round(2 * half_y * px_per_mm))
     to_mm = np.array([[1 / px_per_mm, 0, -half_x], [0, -1 / px_per_mm, half_y], [0, 0, 1]])
+    pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     native = _scale_of(hom)  # full-image px per mm at the board centre
-    src = image
-    level = 1.0
-    while native * level / 2 >= 2 * px_per_mm and min(src.shape[:2]) > 64:
-        src = cv2.pyrDown(src)
-        level /= 2
+    k = 0
+    while native / 2 ** (k + 1) >= 2 * px_per_mm:
+        k += 1
+    src = pyr.level(k)
+    level = src.shape[1] / pyr.levels[0].shape[1]
     m = np.diag([level, level, 1.0]) @ hom @ to_mm
     view = cv2.warpPerspective(src, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -245,6 +283,14 @@ def cavity_mask(shape, to_mm: np.ndarray, sx=1.0, sy=1.0, dx=0.0, dy=0.0,
     return mask
 
 
+@functools.lru_cache(maxsize=64)
+def _template(th: int, tw: int, sx: float, sy: float) -> np.ndarray:
+    ppm = RECT_PX_PER_MM
+    t_to_mm = np.array([[1 / ppm, 0, -BOARD_HALF_X * sx], [0, -1 / ppm, BOARD_HALF_Y * sy],
+                        [0, 0, 1]])
+    return cavity_mask((th, tw), t_to_mm, sx, sy)
+
+
 def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
     """Per-pixel "not the board top" feature of a rectified view, float32 ``(h, w)``.
 
@@ -264,7 +310,12 @@ def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
     return np.minimum(np.sqrt((d * d).sum(-1)), 60.0).astype(np.float32)
 
 
-def fit_cavities(image: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, float, int]:
+STRETCH_X = (0.82, 0.88, 0.94, 1.0, 1.06, 1.12, 1.19)
+STRETCH_Y = (0.85, 1.0, 1.15)
+
+
+def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X,
+                 stretch_y=STRETCH_Y) -> tuple[np.ndarray, float, int]:
     """Refine a rough board homography by fitting the cavity model to the photo.
 
     Works in a rectified view at :data:`RECT_PX_PER_MM`: a template search over stretch
@@ -279,15 +330,13 @@ def fit_cavities(image: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, float,
     feat = cavity_feature(view, to_mm)
     best = (-2.0, 1.0, 1.0, 0.0, 0.0)
     # template: the nominal board (cavities 1, top 0) at stretch (sx, sy)
-    for sx in (0.82, 0.88, 0.94, 1.0, 1.06, 1.12, 1.19):
-        for sy in (0.85, 1.0, 1.15):
+    for sx in stretch_x:
+        for sy in stretch_y:
             tw = int(round(2 * BOARD_HALF_X * sx * ppm))
             th = int(round(2 * BOARD_HALF_Y * sy * ppm))
             if tw >= feat.shape[1] or th >= feat.shape[0]:
                 continue
-            t_to_mm = np.array([[1 / ppm, 0, -BOARD_HALF_X * sx],
-                                [0, -1 / ppm, BOARD_HALF_Y * sy], [0, 0, 1]])
-            tpl = cavity_mask((th, tw), t_to_mm, sx, sy)
+            tpl = _template(th, tw, sx, sy)
             res = cv2.matchTemplate(feat, tpl, cv2.TM_CCOEFF_NORMED)
             _, val, _, loc = cv2.minMaxLoc(res)
             if val > best[0]:
@@ -347,31 +396,56 @@ def fit_cavities(image: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, float,
     return out / out[2, 2], score, located
 
 
-def find_board(image: np.ndarray) -> BoardFit | None:
-    """Locate the board in ``image`` ((H, W, 3) uint8 BGR); None if nothing board-like.
+def find_board(image) -> BoardFit | None:
+    """Locate the board in ``image`` ((H, W, 3) uint8 BGR, or a :class:`Pyramid` of it);
+    None if nothing board-like.
 
     Returns a :class:`BoardFit` whose homography maps board millimetres to full-image
     pixels with south's row toward the image bottom.
     """
+    pyr = image if isinstance(image, Pyramid) else Pyramid(image)
+    image = pyr.levels[0]
     h, w = image.shape[:2]
     scale = WORK_SIZE / max(h, w)
-    small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    # nearest-neighbour to twice the size, then area-average: cheap and hardly aliased
+    small = cv2.resize(cv2.resize(image, (2 * size[0], 2 * size[1]),
+                                  interpolation=cv2.INTER_NEAREST), size,
                        interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (3, 3), 0)
     feat = _lab_features(small)
     min_area = 0.004 * small.shape[0] * small.shape[1]
-    best = None
+    regions = []
     for k in (3, 4, 5, 6):
         labels = _kmeans_labels(feat, k)
-        for score, _filled, cnt, holes in _region_candidates(labels, k, min_area):
-            if best is None or score > best[0]:
-                best = (score, cnt, holes)
-    if best is None or best[0] < 0.2:
+        for score, _filled, cnt, _holes in _region_candidates(labels, k, min_area):
+            if score >= 0.1:
+                regions.append((score, cnt))
+        if k >= 4:
+            # lit and shaded parts of one board may fall into two clusters: try the
+            # cluster pairs that touch along a long border
+            merged = _merge_pairs(labels, k)
+            for score, _filled, cnt, _holes in _region_candidates(merged, 2 * k, min_area):
+                if score >= 0.1:
+                    regions.append((score * 0.9, cnt))
+    if not regions:
         return None
-    score, cnt, holes = best
-    hom = _initial_homography(cnt, scale)
-    hom, tscore, found = fit_cavities(image, hom)
-    hom, tscore, found = fit_cavities(image, hom)
+    # the few best regions (distinct places) are fitted; the cavity template decides
+    regions.sort(key=lambda r: -r[0])
+    tried: list[np.ndarray] = []
+    fits = []
+    for score, cnt in regions:
+        centre = np.array(cv2.minAreaRect(cnt)[0])
+        if any(np.linalg.norm(centre - c) < 0.05 * WORK_SIZE for c in tried):
+            continue
+        tried.append(centre)
+        hom = _initial_homography(cnt, scale)
+        hom, tscore, found = fit_cavities(pyr, hom)
+        fits.append((tscore, score, hom))
+        if len(tried) == MAX_REGIONS:
+            break
+    tscore, score, hom = max(fits, key=lambda f: f[0])
+    hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
     c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
     d = c[1] - c[0]
     across = abs(d[1]) > abs(d[0])

@@ -40,7 +40,7 @@ from vision import seed_counting as sc
 from vision.recognize import NothingFound
 
 GAME_SEEDS = 48
-MIN_TEMPLATE_SCORE = 0.25  # below this the fitted cavity model does not look like a board
+MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
 
 
@@ -85,12 +85,13 @@ def read_board(image: np.ndarray) -> BoardReading:
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise NothingFound("no board found (not a colour photo)")
-    fit = pl.find_board(image)
+    pyr = pl.Pyramid(image)
+    fit = pl.find_board(pyr)
     if fit is None or fit.template_score < MIN_TEMPLATE_SCORE:
         raise NothingFound("no board found")
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
-    view, to_mm = pl.rectify(image, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
+    view, to_mm = pl.rectify(pyr, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
     gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     masks = _cavity_masks(gray.shape, to_mm, 1.0)
     top = np.zeros(gray.shape, np.uint8)
@@ -314,7 +315,12 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     ``previous``.
     """
     prev = _parse_previous(previous) if previous is not None else None
-    reading = read_board(image)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # small images: OpenCV's thread pool costs more than it saves
+    try:
+        reading = read_board(image)
+    finally:
+        cv2.setNumThreads(threads)
     warnings: list[str] = []
     if reading.fit.across:
         warnings.append("the board lies along the image's vertical: which row is south's "
