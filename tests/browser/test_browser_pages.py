@@ -81,18 +81,18 @@ def expected_status(game: str, status: str, kind: str) -> None:
 def test_camera_frames_are_sent_and_the_answer_shown(open_page, browsers, server, artifacts, game):
     page, errors = open_page(browsers(game), f"{server.url}/{game}/")
     page.click("#camera-start")
-    wait_js(page, f"{FRAMES} >= 2", timeout=30_000)
     wait_js(page, ANSWERED, timeout=30_000)
+    assert page.evaluate(FRAMES) >= 1
     assert page.get_attribute("body", "data-camera") == "live"
     assert canvas_is_a_picture(page)
     status = page.text_content("#recognition-status")
     expected_status(game, status, page.get_attribute("#recognition-status", "data-kind"))
     page.screenshot(path=str(artifacts / f"{game}-camera.png"), full_page=True)
-    # freeze: no more frames are sent
+    # freeze: no more frames are sent (one may still be on its way)
     page.click("#camera-freeze")
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(200)
     frozen_at = page.evaluate(FRAMES)
-    page.wait_for_timeout(900)
+    page.wait_for_timeout(700)
     assert page.evaluate(FRAMES) == frozen_at
     assert page.text_content("#camera-freeze") == "Resume"
     assert not errors
@@ -132,7 +132,7 @@ def test_caribo_overlay_from_scaffold_truth(
         pytest.skip("no CARIBO picture with truth (sample_images empty, simulator missing)")
     page, errors = open_page(browsers("caribo"), f"{scaffold_server.url}/caribo/")
     page.click("#camera-start")
-    wait_js(page, ANSWERED, timeout=30_000)
+    wait_js(page, f"{FRAMES} >= 3", timeout=30_000)  # sampled again and again while live
     status = page.text_content("#recognition-status")
     assert page.get_attribute("#recognition-status", "data-kind") == "ok", status
     assert page.input_value("#board") == truth["state"]["notation"]
