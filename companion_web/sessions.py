@@ -6,7 +6,8 @@ Routes (all JSON; errors are ``{"error": ...}`` with a 4xx code):
 - ``GET /api/sessions[?game=]`` → recent sessions
 - ``GET /api/sessions/<id>`` → the session, its events (undone ones flagged) and summary
 - ``POST /api/sessions/<id>/events`` ``{"kind": "move"|"pass"|"correction", "state"?,
-  "moves"?}`` → 201; 422 when the rules refuse it
+  "moves"?}`` → 201; 422 when the rules refuse it; 409 when the session changed while
+  the rules were asked (another device confirmed or undid a move)
 - ``POST /api/sessions/<id>/undo`` → 200 with the undone event; 409 when nothing is left
 - ``GET /api/sessions/<id>/export?format=json|notation`` → a download
 - ``DELETE /api/sessions/<id>`` → 204
@@ -149,15 +150,17 @@ def add_event(session_id: str):
     if summary["over"] and kind != "correction":
         raise IllegalEvent("the game is over")
     previous = active[-1]["state"]
+    version = _version(session_id)
     confirmed = games.confirm(session["game"], previous, kind, body, session["settings"])
     player = summary["turn"] if kind in ("move", "pass") else None
     stamp = now()
-    # One transaction per confirmed move: the event and the session's timestamp together;
-    # the next sequence number is read inside the transaction (no lost update).
+    # One transaction per confirmed move: the event and the session's timestamp together.
+    # The rules were asked outside the transaction (they may take seconds), so the
+    # session must still be the one they judged: optimistic check of its version.
     with transaction() as db:
-        seq = db.execute(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?", (session_id,)
-        ).fetchone()[0]
+        if _version(session_id, db) != version:
+            return jsonify(error="the session changed meanwhile; reload it and try again"), 409
+        seq = version[0] + 1
         db.execute(
             "INSERT INTO events (session_id, seq, kind, player, state, answer, notation,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -175,6 +178,18 @@ def add_event(session_id: str):
         db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (stamp, session_id))
     full = _full(session)
     return jsonify(event=full["events"][-1], session=full), 201
+
+
+def _version(session_id: str, db=None) -> tuple[int, int]:
+    """(last sequence number, last active sequence number): changes with every event
+    and every undo, so equal versions mean an unchanged history."""
+    row = (db or get_db()).execute(
+        "SELECT COALESCE(MAX(seq), 0),"
+        " COALESCE(MAX(CASE WHEN undone_at IS NULL THEN seq END), 0)"
+        " FROM events WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()
+    return int(row[0]), int(row[1])
 
 
 @bp.post("/api/sessions/<session_id>/undo")
