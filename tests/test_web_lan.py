@@ -138,3 +138,70 @@ def test_https_through_the_terminator_end_to_end(tmp_path, lan_app):
 def test_serve_refuses_a_bad_port(cli):
     result = cli("serve", "--port", "70000")
     assert result.code == 2 and "--port" in result.err
+
+
+def _start_serve(*args, tmp_path):
+    """Start ``boardcam serve ARGS --port 0 --instance TMP`` (stdout piped)."""
+    import os
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion_web.cli", "serve", *args, "--port", "0",
+         "--instance", str(tmp_path / "instance")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    return proc
+
+
+def _stop(proc):
+    import signal
+
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_boardcam_serve_plain(tmp_path):
+    proc = _start_serve("--host", "127.0.0.1", tmp_path=tmp_path)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("boardcam companion on http://127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1].strip("/\n"))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/status")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        assert _stop(proc) == 0
+    assert (tmp_path / "instance" / "boardcam.sqlite3").is_file()
+
+
+@needs_openssl
+def test_boardcam_serve_lan_end_to_end(tmp_path):
+    proc = _start_serve("--lan", "--host", "127.0.0.1", tmp_path=tmp_path)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("boardcam companion on https://127.0.0.1:"), first
+        assert proc.stdout.readline().startswith("Pair a phone")
+        url = proc.stdout.readline().strip()
+        assert "/?token=" in url
+        qr = proc.stdout.readline()
+        assert "█" in qr or "▀" in qr  # the QR code follows in the terminal
+        port = int(url.split(":")[2].split("/")[0])
+        cert = tmp_path / "instance" / "lan-cert.pem"
+        context = ssl.create_default_context(cafile=str(cert))
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
+        conn.request("GET", "/api/status")
+        assert conn.getresponse().status == 403
+        conn.close()
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
+        conn.request("GET", url.split(str(port), 1)[1])
+        response = conn.getresponse()
+        assert response.status == 200 and COOKIE in response.getheader("Set-Cookie")
+        conn.close()
+    finally:
+        assert _stop(proc) == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 import sys
+from pathlib import Path
 
 from companion_web.cli_support import UsageError
 
@@ -27,6 +28,12 @@ def register(sub) -> None:
         help="serve the local network over HTTPS with a pairing token (for phones)",
     )
     p.add_argument("--threads", type=int, default=4, help="worker threads (4)")
+    p.add_argument(
+        "--instance",
+        metavar="DIR",
+        help="instance folder: sessions database, certificate, calibration "
+        "(default: the package's instance folder)",
+    )
     p.set_defaults(func=run)
 
 
@@ -52,9 +59,21 @@ def run(args) -> int:
         raise UsageError("--threads: must be at least 1")
     if not args.lan:
         host = args.host or "127.0.0.1"
-        app = create_app()
-        print(f"boardcam companion on http://{_url_host(host)}:{args.port}/", flush=True)
-        waitress.serve(app, host=host, port=args.port, threads=args.threads)
+        app = create_app(_config(args))
+        try:
+            server = waitress.create_server(app, host=host, port=args.port, threads=args.threads)
+        except OSError as exc:
+            raise UsageError(
+                f"--port: cannot listen on {host}:{args.port} ({exc.strerror})"
+            ) from None
+        port = server.effective_port
+        print(f"boardcam companion on http://{_url_host(host)}:{port}/", flush=True)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.close()
         return 0
     return _run_lan(args)
 
@@ -68,8 +87,7 @@ def _run_lan(args) -> int:
     host = args.host or "0.0.0.0"
     address = lan_address() if host in ("0.0.0.0", "::") else host
     token = secrets.token_urlsafe(24)
-    public_url = f"https://{_url_host(address)}:{args.port}"
-    app = create_app({"PAIRING_TOKEN": token, "PUBLIC_URL": public_url})
+    app = create_app({**_config(args), "PAIRING_TOKEN": token})
     try:
         cert, key = ensure_certificate(
             app.instance_path, [address, "localhost", "127.0.0.1"]
@@ -83,7 +101,10 @@ def _run_lan(args) -> int:
     try:
         terminator.start()
     except OSError as exc:
+        backend.close()
         raise UsageError(f"--port: cannot listen on {host}:{args.port} ({exc.strerror})") from None
+    public_url = f"https://{_url_host(address)}:{terminator.port}"  # the bound port (--port 0)
+    app.config["PUBLIC_URL"] = public_url
     print(f"boardcam companion on {public_url}/ (HTTPS, self-signed: {cert})", flush=True)
     print(pairing_banner(f"{public_url}/?token={token}"), flush=True)
     try:
@@ -95,6 +116,10 @@ def _run_lan(args) -> int:
         backend.close()
     sys.stdout.flush()
     return 0
+
+
+def _config(args) -> dict:
+    return {"INSTANCE_PATH": str(Path(args.instance).resolve())} if args.instance else {}
 
 
 def _url_host(host: str) -> str:
