@@ -12,6 +12,7 @@ upload, so the figure is then the upload + decode + dispatch cost only — the r
 says which (``statuses``).
 
     python benchmarks/web_load.py --game caribo --clients 4 --requests 40
+    python benchmarks/web_load.py --game caribo --decode-only   # the web layer alone
 """
 
 from __future__ import annotations
@@ -109,13 +110,23 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def run(game: str, clients: int, requests: int, seconds: float, threads: int) -> dict:
+def decode_only(game, image, *, previous=None, calibration=None):
+    """BENCHMARK STUB, not a recogniser: answers at once, so the timing is the web layer's
+    own cost (upload, multipart parsing, header check, full decode, JSON)."""
+    return {"game": game, "confidence": 0.0, "warnings": ["benchmark stub: decode only"]}
+
+
+def run(game: str, clients: int, requests: int, seconds: float, threads: int,
+        stub: bool = False) -> dict:  # fmt: skip
     """Serve the app, drive it with ``clients`` threads, return the measurements."""
     import waitress
 
     bodies = [multipart(p) for p in pictures(game)]
     with tempfile.TemporaryDirectory() as instance:
-        app = create_app({"INSTANCE_PATH": instance})
+        config = {"INSTANCE_PATH": instance}
+        if stub:
+            config["RECOGNIZER"] = decode_only
+        app = create_app(config)
         server = waitress.create_server(app, host="127.0.0.1", port=0, threads=threads)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
@@ -150,6 +161,7 @@ def run(game: str, clients: int, requests: int, seconds: float, threads: int) ->
         statuses[str(status)] = statuses.get(str(status), 0) + 1
     return {
         "game": game,
+        "recognizer": "decode-only stub" if stub else "real (vision.recognize)",
         "clients": clients,
         "server_threads": threads,
         "requests": len(results),
@@ -171,8 +183,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=120.0, help="time limit (120)")
     parser.add_argument("--threads", type=int, default=4, help="waitress threads (4)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--decode-only",
+        action="store_true",
+        help="replace the recogniser by a stub that answers at once (web layer cost only)",
+    )
     args = parser.parse_args(argv)
-    report = run(args.game, args.clients, args.requests, args.seconds, args.threads)
+    report = run(args.game, args.clients, args.requests, args.seconds, args.threads,
+                 stub=args.decode_only)  # fmt: skip
     if args.json:
         print(json.dumps(report))
     else:
