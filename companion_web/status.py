@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, jsonify, render_template, send_from_directory
@@ -48,10 +49,21 @@ def sample_pictures() -> list[str]:
 
 
 def game_samples(game: str) -> list[str]:
-    """The sample pictures of one game (names mentioning it), else all of them."""
-    pictures = sample_pictures()
-    mine = [name for name in pictures if game in name.lower()]
-    return mine or pictures
+    """The sample pictures of one game: by the ``game`` of the truth file beside the
+    picture (``photo.json``), else by the game's name in the file name."""
+    folder = Path(current_app.config["SAMPLE_IMAGES"])
+    mine = []
+    for name in sample_pictures():
+        truth = (folder / name).with_suffix(".json")
+        found = None
+        if truth.is_file() and truth.stat().st_size < 5_000_000:
+            try:
+                found = json.loads(truth.read_text(encoding="utf-8")).get("game")
+            except (ValueError, OSError, AttributeError):
+                found = None
+        if found == game or (found is None and game in name.lower()):
+            mine.append(name)
+    return mine
 
 
 @bp.get("/api/status")

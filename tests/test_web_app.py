@@ -61,15 +61,21 @@ def test_sample_images_are_served_and_listed(tmp_path):
     (samples / "wauri").mkdir(parents=True)
     (samples / "wauri" / "wauri-001.jpg").write_bytes(b"\xff\xd8fake")
     (samples / "notes.txt").write_text("not a picture")
+    (samples / "table-7.jpg").write_bytes(b"\xff\xd8x")
+    (samples / "table-7.json").write_text('{"game": "colomino", "state": {}}')
     app = create_app(
         {"TESTING": True, "INSTANCE_PATH": str(tmp_path / "i"), "SAMPLE_IMAGES": str(samples)}
     )
     client = app.test_client()
-    assert client.get("/api/status").get_json()["sample_images"] == ["wauri/wauri-001.jpg"]
+    listed = client.get("/api/status").get_json()["sample_images"]
+    assert listed == ["table-7.jpg", "wauri/wauri-001.jpg"]
     assert client.get("/sample_images/wauri/wauri-001.jpg").data == b"\xff\xd8fake"
     assert client.get("/sample_images/notes.txt").status_code == 404
     assert client.get("/sample_images/../pyproject.toml").status_code == 404
-    assert "wauri/wauri-001.jpg" in client.get("/wauri/").get_data(as_text=True)
+    wauri_page = client.get("/wauri/").get_data(as_text=True)
+    assert "wauri/wauri-001.jpg" in wauri_page and "table-7.jpg" not in wauri_page
+    assert "table-7.jpg" in client.get("/colomino/").get_data(as_text=True)  # by its truth
+    assert "table-7.jpg" not in client.get("/caribo/").get_data(as_text=True)
 
 
 def test_figures_come_from_the_engine_library(client):

@@ -273,3 +273,20 @@ def test_calibration_wizard_reports_an_unusable_photo(open_page, browsers, serve
     assert page.text_content("#calibrate-status")  # the server's reason, shown as it is
     page.screenshot(path=str(artifacts / "calibrate-error.png"), full_page=True)
     assert not errors
+
+
+def test_sample_picture_without_a_camera(open_page, browsers, server, artifacts):
+    """Out of the box, no camera: pick a sample picture; the server's answer is shown."""
+    page, errors = open_page(browsers("caribo"), f"{server.url}/caribo/")
+    options = page.locator("#sample-select option")
+    if options.count() < 2:
+        pytest.skip("sample_images/ has no CARIBO pictures yet")
+    name = options.nth(1).get_attribute("value")
+    page.select_option("#sample-select", name)
+    wait_js(page, ANSWERED, timeout=30_000)
+    assert page.get_attribute("body", "data-camera") == "photo"
+    assert canvas_is_a_picture(page)
+    status = page.text_content("#recognition-status")
+    expected_status("caribo", status, page.get_attribute("#recognition-status", "data-kind"))
+    page.screenshot(path=str(artifacts / "caribo-sample.png"), full_page=True)
+    assert not errors
