@@ -60,11 +60,20 @@ def _top_texture(kind: str, colour, rng: np.random.Generator, n: int) -> np.ndar
     if kind == "paper":  # ruled lines and a few handwritten-looking score rows
         for i in range(6, n, max(3, n // 22)):
             img[i:i + 1, :] *= 0.85
-        for i in range(int(rng.integers(2, 7))):
-            y = int(n * (0.15 + 0.1 * i))
-            x1 = int(n * rng.uniform(0.3, 0.9))
-            cv2.line(img, (int(n * 0.1), y), (x1, y + int(rng.integers(-2, 3))),
-                     (0.05, 0.05, 0.12), max(1, n // 150), cv2.LINE_AA)
+        ink = np.array([0.03, 0.04, 0.12], np.float32)
+        pen = np.zeros((n, n), np.uint8)
+        for i in range(int(rng.integers(2, 7))):  # a few rows of scribbled "words"
+            y = n * (0.15 + 0.1 * i)
+            x = n * 0.1
+            while x < n * rng.uniform(0.4, 0.9):
+                w = n * rng.uniform(0.04, 0.12)
+                xs = np.linspace(x, x + w, 12)
+                ys = y + n * 0.012 * np.sin(xs / n * rng.uniform(60, 140) + rng.uniform(0, 6))
+                pts = np.round(np.stack([xs, ys], axis=1) * 16).astype(np.int32)
+                cv2.polylines(pen, [pts], False, 255, 1, cv2.LINE_AA, 4)
+                x += w + n * rng.uniform(0.015, 0.03)
+        m = (pen.astype(np.float32) / 255 * 0.8)[..., None]
+        img = img * (1 - m) + ink * m
     elif kind == "coaster":
         speck = cv2.GaussianBlur(rng.standard_normal((n, n)).astype(np.float32), (0, 0), 1.0)
         img *= (1 + 0.25 * speck / (speck.std() + 1e-6))[..., None]
