@@ -36,6 +36,7 @@ from vision.colour import bgr8_to_linear, linear_to_lab
 from vision.recognize import NothingFound
 from vision.square_grid import (
     fit_grid,
+    grid_line_score,
     order_quad,
     outline_from_mask,
     quad_candidates,
@@ -133,24 +134,37 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
     Hq = square_homography(quad, view - 2 * vm, vm)
     rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
                                flags=cv2.INTER_LINEAR)
-    masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
-             if not d]
-    ring = np.zeros(rect.shape[:2], bool)
-    for m in masks:
-        ring |= m
-    ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    outline = outline_from_mask(ring > 0)
-    if outline is not None:
-        quad2 = cv2.perspectiveTransform(outline[None], np.linalg.inv(Hq))[0]
-        if abs(cv2.contourArea(quad2.astype(np.float32))) > 0.3 * abs(
-                cv2.contourArea(quad.astype(np.float32))):
-            Hq = square_homography(quad2, view - 2 * vm, vm)
-            rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
-                                       flags=cv2.INTER_LINEAR)
+    outline = None
+    for _ in range(2):  # the second pass starts from a straighter view
         masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
                  if not d]
+        ring = np.zeros(rect.shape[:2], bool)
+        for m in masks:
+            ring |= m
+        ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN,
+                                np.ones((2, 2), np.uint8))
+        found = outline_from_mask(ring > 0)
+        if found is None:
+            break
+        quad2 = cv2.perspectiveTransform(found[None], np.linalg.inv(Hq))[0]
+        if abs(cv2.contourArea(quad2.astype(np.float32))) < 0.3 * abs(
+                cv2.contourArea(quad.astype(np.float32))):
+            break
+        outline = found
+        Hq = square_homography(quad2, view - 2 * vm, vm)
+        rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
+                                   flags=cv2.INTER_LINEAR)
+    masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
+             if not d]
     ruler = ruler_grid(masks, vm, sizes) if outline is not None and len(masks) == 4 else None
-    fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+    fits = fit_grid(gray, sizes)
+    if ruler is not None:
+        # judge the ruler's grid by the printed lines too (one score for both sources)
+        n_r, src, _, r_score = ruler
+        pts = src.reshape(n_r + 1, n_r + 1, 2)
+        xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
+        ruler = (n_r, src, ruler[2], r_score + 0.5 * grid_line_score(gray, xs, ys))
     if not fits and ruler is None:
         return None
     return (fits[0] if fits else None), Hq, ruler
@@ -323,13 +337,18 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
     canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
-    # a grid found from its lines is refined crossing by crossing; the rim ruler is
-    # already precise (and the lines may be blurred away when it was needed)
-    Hr = refine_grid(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), n, CELL, M) \
-        if source == "lines" else None
+    # refine crossing by crossing; keep the refinement only where the printed lines
+    # agree better with it (blurred photos may show no lines at all)
+    ideal = M + np.arange(n + 1) * CELL
+    gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+    before = grid_line_score(gray, ideal, ideal)
+    Hr = refine_grid(gray, n, CELL, M)
     if Hr is not None and np.all(np.isfinite(Hr)):
-        Hc = Hr @ Hc
-        canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+        Hc2 = Hr @ Hc
+        canon2 = cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
+        after = grid_line_score(cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY), ideal, ideal)
+        if after > before + 0.02:
+            Hc, canon = Hc2, canon2
     return Hc, n, float(score), canon
 
 
@@ -397,13 +416,36 @@ def _saturated_means(block: np.ndarray) -> np.ndarray:
 def white_balance(tri: np.ndarray, centre: np.ndarray) -> np.ndarray:
     """Per-channel gain ``(3,)`` making the board print neutral (von Kries).
 
-    The print is estimated as the median of the least chromatic quarter of the cell
-    centres (empty cells are light and uncoloured; jokers are few)."""
-    c = centre.reshape(-1, 3)
-    chroma = (c.max(axis=1) - c.min(axis=1)) / (c.max(axis=1) + 1e-4)
-    k = max(3, len(c) // 5)
-    ref = np.median(c[np.argsort(chroma)[:k]], axis=0)
+    The print is estimated from the cells whose four triangles are the least saturated
+    and the most alike (uncovered print; a tile's centre would average its four colours
+    to grey, so the triangles are used, not the centres): the median of their centres
+    over the best fifth of the cells. ``tri (n, n, 4, 3)``, ``centre (n, n, 3)`` linear.
+    """
+    t = tri.reshape(-1, 4, 3)
+    mx = t.max(axis=2)
+    sat = (mx - t.min(axis=2)) / np.maximum(mx, 1e-4)           # (cells, 4)
+    spread = (t.max(axis=1) - t.min(axis=1)).sum(axis=1) / np.maximum(t.mean(axis=(1, 2)), 1e-4)
+    badness = sat.max(axis=1) + spread
+    k = max(3, len(t) // 5)
+    ref = np.median(centre.reshape(-1, 3)[np.argsort(badness)[:k]], axis=0)
     return ref / max(float(ref.mean()), 1e-5)
+
+
+def saturation_threshold(sat: np.ndarray) -> float:
+    """Split triangle saturations ``(...)`` into print and plastic (Otsu's threshold on a
+    histogram of 0..1), kept within 0.15..:data:`MIN_SATURATION` — lamp glare makes
+    plastic paler, so the split adapts to the photo."""
+    hist, edges = np.histogram(np.clip(sat.ravel(), 0, 1), bins=50, range=(0, 1))
+    p = hist.astype(np.float64) / max(1, hist.sum())
+    mids = (edges[:-1] + edges[1:]) / 2
+    w0 = np.cumsum(p)
+    m0 = np.cumsum(p * mids)
+    mt = m0[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (mt * w0 - m0) ** 2 / (w0 * (1 - w0))
+    between = np.nan_to_num(between)
+    t = float(mids[int(np.argmax(between))]) if between.max() > 0 else MIN_SATURATION
+    return float(np.clip(t, 0.15, MIN_SATURATION))
 
 
 def _hue_centres(lab_ab: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -472,15 +514,20 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # so lamp fall-off and shadows do not turn tiles into empty cells)
     wb = tri / gain
     sat = (wb.max(axis=-1) - wb.min(axis=-1)) / np.maximum(wb.max(axis=-1), 1e-4)
-    coloured = (sat > MIN_SATURATION) & (chroma > 8.0)
+    coloured = (sat > saturation_threshold(sat)) & (chroma > 6.0)
     ab = np.concatenate([tri_lab[coloured][:, 1:], rim_lab.reshape(-1, 3)[:, 1:]])
     wts = np.concatenate([chroma[coloured], np.hypot(rim_lab[..., 1], rim_lab[..., 2]).ravel()])
     cent = _hue_centres(ab, wts)
     labels, margin = classify_hues(tri_lab, cent)
     rim_labels, rim_margin = classify_hues(rim_lab, cent)
     warnings: list[str] = []
-    # cells in the canonical frame
+    # cells in the canonical frame; a cell whose four triangles are alike, pale and
+    # not darker than the print is plastic white (joker) or print, never a tile
     n_col = coloured.sum(axis=2)
+    spread = (wb.max(axis=2) - wb.min(axis=2)).sum(axis=-1) / np.maximum(wb.mean(axis=(2, 3)),
+                                                                          1e-4)
+    pale = (sat.max(axis=2) < MIN_SATURATION) & (spread < 0.25)
+    n_col[pale] = 0
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):

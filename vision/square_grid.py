@@ -163,64 +163,88 @@ def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 
     return out
 
 
-def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[GridFit]:
-    """Fit n×n square grids of thin dark lines to a rectified grey view ``(S, S)``.
-
-    Candidate runs of n+1 lines come from the column/row sums of :func:`ridge_maps`;
-    every pair (vertical run, horizontal run) with equal spacing is then scored in 2-D:
-    the fraction of the grid's line segments (one per cell side) whose line response is
-    clearly above that of the cell interiors. Lines printed outside the field (rim
-    markings) do not form segments across the field, so they lose. Best first.
-    """
-    S = gray.shape[0]
+def _cumulative_ridges(gray: np.ndarray):
     rx, ry = ridge_maps(gray)
     rx = cv2.GaussianBlur(rx, (0, 0), 1.0)
     ry = cv2.GaussianBlur(ry, (0, 0), 1.0)
-    prof_x = rx.sum(axis=0).astype(np.float64)
-    prof_y = ry.sum(axis=1).astype(np.float64)
+    S = gray.shape[0]
     cx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
     cy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
-    fits: list[GridFit] = []
+    return rx, ry, cx, cy
+
+
+def _line_score(cx: np.ndarray, cy: np.ndarray, xs_f: np.ndarray, ys_f: np.ndarray) -> float:
+    """2-D score of a grid with vertical lines at ``xs_f`` and horizontal lines at
+    ``ys_f`` (n+1 each, pixels): the share of cell sides that show as thin dark lines
+    (clearly above the cell interiors) minus the share of the lines' one-cell
+    extensions beyond the field that do too (a grid ends at its border)."""
+    S = cx.shape[1]
     last = S - 1
+    n = len(xs_f) - 1
 
     def ints(v):
         return np.minimum(np.maximum(np.rint(v).astype(np.int64), 0), last)
 
+    xs, ys = ints(xs_f), ints(ys_f)
+    mx, my = ints((xs_f[1:] + xs_f[:-1]) / 2), ints((ys_f[1:] + ys_f[:-1]) / 2)
+    pxx = max(float(xs_f[-1] - xs_f[0]) / n, 1.0)
+    pyy = max(float(ys_f[-1] - ys_f[0]) / n, 1.0)
+    dy = np.maximum(np.diff(ys), 1)[:, None]
+    dx = np.maximum(np.diff(xs), 1)[None, :]
+    cxy = cx[ys]
+    seg_v = (cxy[1:][:, xs] - cxy[:-1][:, xs]) / dy
+    off_v = (cxy[1:][:, mx] - cxy[:-1][:, mx]) / dy
+    seg_h = (cy[ys][:, xs[1:]] - cy[ys][:, xs[:-1]]) / dx
+    off_h = (cy[my][:, xs[1:]] - cy[my][:, xs[:-1]]) / dx
+    ref = 2.0 * (float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()]))) + 0.5)
+    frac = 0.5 * (float((seg_v > ref).mean()) + float((seg_h > ref).mean()))
+    out_n = out_hit = 0
+    ay, ax = float(ys_f[0]), float(xs_f[0])
+    for y_a, y_b in ((ay - pyy, ay), (float(ys_f[-1]), float(ys_f[-1]) + pyy)):
+        lo, hi = max(0, int(round(y_a))), min(S, int(round(y_b)))
+        if hi - lo >= 0.5 * pyy:
+            out_hit += int(((cx[hi, xs] - cx[lo, xs]) / (hi - lo) > ref).sum())
+            out_n += n + 1
+    for x_a, x_b in ((ax - pxx, ax), (float(xs_f[-1]), float(xs_f[-1]) + pxx)):
+        lo, hi = max(0, int(round(x_a))), min(S, int(round(x_b)))
+        if hi - lo >= 0.5 * pxx:
+            out_hit += int(((cy[ys, hi] - cy[ys, lo]) / (hi - lo) > ref).sum())
+            out_n += n + 1
+    if out_n:
+        frac -= out_hit / out_n
+    return frac
+
+
+def grid_line_score(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> float:
+    """Score a grid hypothesis (line positions ``xs``, ``ys`` in a rectified grey view
+    ``(S, S)``) by its thin dark lines; see :func:`fit_grid`."""
+    _, _, cx, cy = _cumulative_ridges(gray)
+    return _line_score(cx, cy, np.asarray(xs, float), np.asarray(ys, float))
+
+
+def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[GridFit]:
+    """Fit n×n square grids of thin dark lines to a rectified grey view ``(S, S)``.
+
+    Candidate runs of n+1 lines come from the column/row sums of :func:`ridge_maps`;
+    every pair (vertical run, horizontal run) with equal spacing is then scored in 2-D
+    (:func:`grid_line_score`): the share of the grid's cell sides seen as lines, minus
+    the share of the lines' extensions beyond the field seen as lines — lines printed
+    outside the field (rim markings) do not form segments across it. Best first.
+    """
+    S = gray.shape[0]
+    rx, ry, cx, cy = _cumulative_ridges(gray)
+    prof_x = rx.sum(axis=0).astype(np.float64)
+    prof_y = ry.sum(axis=1).astype(np.float64)
+    fits: list[GridFit] = []
     for n in sizes:
         runs_x = _top_line_runs(prof_x, n, min_fill * S / n, 0.98 * S / n, k=4)
         runs_y = _top_line_runs(prof_y, n, min_fill * S / n, 0.98 * S / n, k=4)
         j = np.arange(n + 1, dtype=np.float64)
         for ax, pxx, _ in runs_x:
-            xs = ints(ax + j * pxx)
-            mx = ints(ax + (j[:-1] + 0.5) * pxx)
             for ay, pyy, _ in runs_y:
                 if abs(pxx - pyy) > 0.08 * max(pxx, pyy):
                     continue
-                ys = ints(ay + j * pyy)
-                my = ints(ay + (j[:-1] + 0.5) * pyy)
-                cxy = cx[ys]                       # (n+1, S) cumulative rows at the lines
-                seg_v = (cxy[1:][:, xs] - cxy[:-1][:, xs]) / pyy
-                off_v = (cxy[1:][:, mx] - cxy[:-1][:, mx]) / pyy
-                seg_h = (cy[ys][:, xs[1:]] - cy[ys][:, xs[:-1]]) / pxx
-                off_h = (cy[my][:, xs[1:]] - cy[my][:, xs[:-1]]) / pxx
-                ref = 2.0 * (float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()])))
-                             + 0.5)
-                frac = 0.5 * (float((seg_v > ref).mean()) + float((seg_h > ref).mean()))
-                # the lines must end at the field's border: their extensions by one cell
-                # beyond it (rim, table) must not look like grid lines
-                out_n = out_hit = 0
-                for y_a, y_b in ((ay - pyy, ay), (ay + n * pyy, ay + (n + 1) * pyy)):
-                    lo, hi = max(0, int(round(y_a))), min(S, int(round(y_b)))
-                    if hi - lo >= 0.5 * pyy:
-                        out_hit += int(((cx[hi, xs] - cx[lo, xs]) / (hi - lo) > ref).sum())
-                        out_n += n + 1
-                for x_a, x_b in ((ax - pxx, ax), (ax + n * pxx, ax + (n + 1) * pxx)):
-                    lo, hi = max(0, int(round(x_a))), min(S, int(round(x_b)))
-                    if hi - lo >= 0.5 * pxx:
-                        out_hit += int(((cy[ys, hi] - cy[ys, lo]) / (hi - lo) > ref).sum())
-                        out_n += n + 1
-                if out_n:
-                    frac -= out_hit / out_n
+                frac = _line_score(cx, cy, ax + j * pxx, ay + j * pyy)
                 fits.append(GridFit(n, float(ax), float(pxx), float(ay), float(pyy), frac))
     fits.sort(key=lambda f: -f.score)
     return fits
