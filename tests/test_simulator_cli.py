@@ -111,3 +111,24 @@ def test_decoded_jpeg_is_a_plausible_photo(tmp_path, cli):
     img = cv2.imread(str(out)).astype(np.float32)
     assert 20 < img.mean() < 235  # exposed, not black or white
     assert img.std() > 8  # not flat
+
+
+def test_same_bytes_across_processes(tmp_path):
+    """Determinism must not depend on the process (e.g. Python's string hash seed)."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for hashseed in ("1", "2"):
+        out = tmp_path / f"p{hashseed}.jpg"
+        env = dict(os.environ, PYTHONHASHSEED=hashseed)
+        code = (
+            "from companion_web.cli import main; import sys; "
+            f"sys.exit(main(['render', '--game', 'caribo', {SOLUTION!r}, {str(out)!r}, "
+            "'--seed', '5', '--width', '240', '--height', '180']))"
+        )
+        subprocess.run([sys.executable, "-c", code], check=True, env=env,
+                       capture_output=True)
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

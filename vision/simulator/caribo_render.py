@@ -233,7 +233,7 @@ def tile_texture(
     var = paints.variation
     tile_gain = 1 + rng.normal(0, var)
     cols = {}
-    for letter in set(segments):
+    for letter in sorted(set(segments)):  # sorted: same draws in every process
         base = paints.colour(letter)
         if letter == "S":
             jit = jitter_colour(rng, base, 10, 0.2, 0.2)
