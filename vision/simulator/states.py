@@ -79,8 +79,8 @@ def random_wauri_state(seed: int, difficulty: str = "normal") -> tuple[dict, str
     while not state.is_over() and len(seen) < 400:
         state.push(rng.choice(list(state.legal_moves())))
         seen.append(state.position())
-    if difficulty == "hard":
-        cands = rng.sample(seen, min(12, len(seen)))
+    if difficulty == "hard":  # the biggest pile among a few dozen positions of the game
+        cands = rng.sample(seen, min(30, len(seen)))
         pos = max(cands, key=lambda p: max(p.south + p.north))
     elif difficulty == "easy":
         pos = seen[rng.randrange(0, max(1, min(len(seen), 12)))]
