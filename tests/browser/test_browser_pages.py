@@ -290,3 +290,48 @@ def test_sample_picture_without_a_camera(open_page, browsers, server, artifacts)
     expected_status("caribo", status, page.get_attribute("#recognition-status", "data-kind"))
     page.screenshot(path=str(artifacts / "caribo-sample.png"), full_page=True)
     assert not errors
+
+
+def test_js_notation_and_segments_mirror_the_engine(open_page, browsers, server):
+    """The page's CARIBO notation code (parse, format, growing the grid when a tile is
+    placed outside it, segment colours) gives exactly the engine's answers."""
+    import random
+
+    from engines.caribo.notation import format_board, parse_board
+    from engines.caribo.puzzles import library
+    from engines.caribo.tiles import Tile, full_set
+
+    rng = random.Random(7)
+    cases = []
+    for entry in library().values():
+        board = parse_board(entry.solution)
+        for _ in range(4):
+            row, col = rng.choice(list(board.tiles))
+            free = [cell for cell in board.neighbour_cells(row, col) if cell not in board]
+            unused = [t for t in full_set() if not board.contains_tile(t)]
+            if not free or not unused:  # a 36-tile figure has no tile left
+                continue
+            cell = rng.choice(free)
+            tile = rng.choice(unused).rotated(rng.randrange(6))
+            after = board.copy()
+            after.place(*cell, tile, check=False)
+            cases.append({"text": format_board(board), "row": cell[0], "col": cell[1],
+                          "tile": tile.code, "after": format_board(after)})  # fmt: skip
+    assert any(c["row"] < 0 or c["col"] < 0 for c in cases)  # the grid grows up/left too
+    page, errors = open_page(browsers("caribo"), f"{server.url}/caribo/")
+    answers = page.evaluate(
+        """(cases) => cases.map((k) => {
+            const grid = HexBoard.parse(k.text);
+            const same = HexBoard.format(grid);
+            grid.cells.set(`${k.row},${k.col}`, k.tile);
+            return [same, HexBoard.format(grid)];
+        })""",
+        cases,
+    )
+    for case, (same, after) in zip(cases, answers, strict=True):
+        assert same == case["text"]
+        assert after == case["after"], case
+    codes = sorted({t.code for base in full_set() for t in base.rotations()})
+    segments = page.evaluate("(codes) => codes.map((c) => HexBoard.segments(c).join(''))", codes)
+    assert segments == ["".join(Tile.parse(c).segments) for c in codes]
+    assert not errors
