@@ -8,6 +8,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion_web import create_app
 from companion_web.games import caribo_tile_count, summary
@@ -263,3 +265,35 @@ def test_a_move_judged_on_a_stale_history_is_409(app, monkeypatch):
     assert response.status_code == 409
     assert "changed meanwhile" in response.get_json()["error"]
     assert len(client.get(f"/api/sessions/{sid}").get_json()["events"]) == 2
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(script=st.lists(st.tuples(st.booleans(), st.integers(0, 5)), min_size=1, max_size=12))
+def test_wauri_session_history_is_consistent_under_moves_and_undos(client, script):
+    """Property: after any mix of moves and undos, the session's state is what the engine
+    gives for the moves still active, played from the start, and the notation export
+    lists exactly those moves."""
+    sid = new(client, game="wauri")["id"]
+    for undo, choice in script:
+        if undo:
+            client.post(f"/api/sessions/{sid}/undo")
+            continue
+        state = client.get(f"/api/sessions/{sid}").get_json()
+        if state["summary"]["over"]:
+            break
+        position = state["state"]
+        pits = [i + 1 for i, n in enumerate(position[position["to_move"]]) if n > 0]
+        pit = pits[choice % len(pits)]
+        response = client.post(f"/api/sessions/{sid}/events", json={"moves": [pit]})
+        assert response.status_code == 201, response.get_json()
+    session = client.get(f"/api/sessions/{sid}").get_json()
+    played = [e["answer"]["moves"][0] for e in session["events"]
+              if e["kind"] == "move" and not e["undone"]]  # fmt: skip
+    replay = client.post("/api/wauri/play", json={"position": START, "moves": played}).get_json()
+    expected = {k: v for k, v in replay["answer"].items() if k != "winner"}
+    assert session["state"] == expected
+    text = client.get(f"/api/sessions/{sid}/export?format=notation").get_data(as_text=True)
+    events = [line for line in text.splitlines() if not line.startswith("#")][1:]  # no start
+    assert [line.rsplit(": ", 1)[1] for line in events] == list(map(str, played))
