@@ -128,8 +128,14 @@ def _kmeans_labels(feat: np.ndarray, k: int, rng_seed: int = 7) -> np.ndarray:
     cv2.setRNGSeed(rng_seed)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     _, _, centres = cv2.kmeans(sample, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
-    d = (centres * centres).sum(1)[None, :] - 2.0 * (flat @ centres.T)  # + |x|², constant
-    return d.argmin(1).reshape(h, w).astype(np.int32)
+    best = np.full(len(flat), np.inf, np.float32)
+    labels = np.zeros(len(flat), np.int32)
+    for j, c in enumerate(centres):  # k ≤ 6: plain element-wise work beats BLAS here
+        d = (flat[:, 0] - c[0]) ** 2 + (flat[:, 1] - c[1]) ** 2 + (flat[:, 2] - c[2]) ** 2
+        closer = d < best
+        best[closer] = d[closer]
+        labels[closer] = j
+    return labels.reshape(h, w)
 
 
 def _region_candidates(labels: np.ndarray, k: int, min_area: int):
@@ -218,6 +224,7 @@ def _scale_of(hom: np.ndarray) -> float:
 
 
 RECT_PX_PER_MM = 0.5  # resolution of the rectified board used to fit the pits
+COARSE_PX_PER_MM = 0.35  # the same for the first, coarse fit
 MARGIN_X, MARGIN_Y = 60.0, 40.0  # mm around the nominal board in the rectified view
 
 
@@ -284,8 +291,7 @@ def cavity_mask(shape, to_mm: np.ndarray, sx=1.0, sy=1.0, dx=0.0, dy=0.0,
 
 
 @functools.lru_cache(maxsize=64)
-def _template(th: int, tw: int, sx: float, sy: float) -> np.ndarray:
-    ppm = RECT_PX_PER_MM
+def _template(th: int, tw: int, sx: float, sy: float, ppm: float) -> np.ndarray:
     t_to_mm = np.array([[1 / ppm, 0, -BOARD_HALF_X * sx], [0, -1 / ppm, BOARD_HALF_Y * sy],
                         [0, 0, 1]])
     return cavity_mask((th, tw), t_to_mm, sx, sy)
@@ -314,17 +320,16 @@ STRETCH_X = (0.82, 0.88, 0.94, 1.0, 1.06, 1.12, 1.19)
 STRETCH_Y = (0.85, 1.0, 1.15)
 
 
-def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X,
-                 stretch_y=STRETCH_Y) -> tuple[np.ndarray, float, int]:
+def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_Y,
+                 ppm: float = RECT_PX_PER_MM) -> tuple[np.ndarray, float, int]:
     """Refine a rough board homography by fitting the cavity model to the photo.
 
-    Works in a rectified view at :data:`RECT_PX_PER_MM`: a template search over stretch
+    Works in a rectified view at ``ppm`` px/mm: a template search over stretch
     (±20 %) and shift aligns the whole model, then every cavity is moved to the local
     maximum of the disk-averaged :func:`cavity_feature` and a homography is fitted
     through the moved centres (RANSAC). Returns ``(homography, template score, cavities
     located)``.
     """
-    ppm = RECT_PX_PER_MM
     hx, hy = BOARD_HALF_X + MARGIN_X, BOARD_HALF_Y + MARGIN_Y
     view, to_mm = rectify(image, hom, ppm, hx, hy)
     feat = cavity_feature(view, to_mm)
@@ -336,7 +341,7 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X,
             th = int(round(2 * BOARD_HALF_Y * sy * ppm))
             if tw >= feat.shape[1] or th >= feat.shape[0]:
                 continue
-            tpl = _template(th, tw, sx, sy)
+            tpl = _template(th, tw, sx, sy, ppm)
             res = cv2.matchTemplate(feat, tpl, cv2.TM_CCOEFF_NORMED)
             _, val, _, loc = cv2.minMaxLoc(res)
             if val > best[0]:
@@ -439,12 +444,21 @@ def find_board(image) -> BoardFit | None:
         if any(np.linalg.norm(centre - c) < 0.05 * WORK_SIZE for c in tried):
             continue
         tried.append(centre)
-        hom = _initial_homography(cnt, scale)
-        hom, tscore, found = fit_cavities(pyr, hom)
-        fits.append((tscore, score, hom))
+        fits.append((score, cnt))
         if len(tried) == MAX_REGIONS:
             break
-    tscore, score, hom = max(fits, key=lambda f: f[0])
+    if len(fits) > 1:
+        # rank the regions by a coarse template fit; only the winner is fitted fully
+        ranked = []
+        for score, cnt in fits:
+            hom = _initial_homography(cnt, scale)
+            _h, tscore, _n = fit_cavities(pyr, hom, STRETCH_X[1::2], (1.0,), COARSE_PX_PER_MM)
+            ranked.append((tscore, score, cnt))
+        _t, score, cnt = max(ranked, key=lambda f: f[0])
+    else:
+        score, cnt = fits[0]
+    hom, tscore, found = fit_cavities(pyr, _initial_homography(cnt, scale),
+                                      ppm=COARSE_PX_PER_MM)
     hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
     c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
     d = c[1] - c[0]
