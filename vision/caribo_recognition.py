@@ -181,7 +181,23 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
     ]))
     H = _relabel(H, shell)
-    return H, edges, pitch
+    return H, edges, ridges, pitch
+
+
+OCCUPANCY_WEIGHTS = (11.301, -1.3793, 16.270, 0.06246, 0.02109, -0.40745, 0.03318, -0.23251)
+"""Logistic weights (features of :func:`_occupancy_logit`, then the bias), fitted on
+1454 lattice cells of simulator photos (dev seeds 1000/1001, normal and hard)."""
+
+
+def _occupancy_logit(feats: np.ndarray) -> np.ndarray:
+    """Log-odds that a lattice cell holds a tile, from its features ``(N, 7)``:
+    paint fraction, outline edge and ridge contrast (per px of pitch), median and max
+    segment spread (ΔE), median distance to the nearest paint (ΔE), best tile-pattern
+    log-likelihood."""
+    if OCCUPANCY_WEIGHTS is None:
+        return 2.0 * (feats[:, 0] - 0.55) + 0.0 * feats[:, 1]
+    w = np.asarray(OCCUPANCY_WEIGHTS)
+    return feats @ w[:-1] + w[-1]
 
 
 def _plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
@@ -391,29 +407,35 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     found = _find_lattice(lab_det, paint, scale)
     if found is None:
         raise NothingFound("no CARIBO tiles found")
-    H_det, edges, pitch = found
+    H_det, edges, ridges, pitch = found
     S = np.diag([1 / scale, 1 / scale, 1.0])
     H = S @ H_det
-    cand = _cells_on_mask(H_det, paint, pitch, extra=1, min_frac=0.5)
+    cand = _cells_on_mask(H_det, paint, pitch, extra=2, min_frac=0.5)
     if len(cand) == 0:
         raise NothingFound("no CARIBO tiles found")
     world = hexlattice.axial_to_world(cand)
     pts = hexlattice.apply_homography(H_det, world[:, None] + hexlattice.interior_offsets()[None])
     paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
     outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
+    ridge = hexlattice.outline_score(ridges, H_det, world, np.zeros((1, 2)))[:, 0]
     med, spread, inside = _sample_segments(image, H, cand)
     refs = calibration.paints_linear() if calibration is not None else (
         colour.nominal_paints_linear())
-    seg_ll, gain, centres = colour.classify_paints(
-        med.reshape(-1, 3), refs, fixed_light=calibration is not None)
-    seg_ll = seg_ll.reshape(len(cand), 6, 6)
-    # occupancy: paint inside, a visible outline, uniform segments
-    occ_score = 2.0 * (paint_frac - 0.5) + 0.04 * outline - 0.05 * np.median(spread, axis=1)
-    occupied = (paint_frac >= 0.55) & (outline > 0) & inside
-    del occ_score
+    core = (paint_frac >= 0.6) & inside
+    if not core.any():
+        core = inside.copy()
+    _, gain, centres = colour.classify_paints(
+        med[core].reshape(-1, 3), refs, fixed_light=calibration is not None)
+    dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(len(cand), 6, 6)
+    seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(len(cand), 6, 6)
+    fit = np.median(dist.min(axis=2), axis=1)
+    rot_fit = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2).max(axis=1)
+    feats = np.stack([paint_frac, outline / pitch, ridge / pitch,
+                      np.median(spread, axis=1), spread.max(axis=1), fit, rot_fit], axis=1)
+    occupied = (_occupancy_logit(feats) > 0) & inside
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
-                     H=H, occupied=occupied, seg_ll=seg_ll)
+                     H=H, occupied=occupied, seg_ll=seg_ll, feats=feats)
     cells = cand[occupied]
     if len(cells) == 0:
         raise NothingFound("no CARIBO tiles found")

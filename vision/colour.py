@@ -130,3 +130,17 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     ll -= ll.max(axis=1, keepdims=True)
     ll -= np.log(np.exp(ll).sum(axis=1, keepdims=True))
     return ll, gain, centres
+
+
+def paint_distances(obs: np.ndarray, gain: np.ndarray, centres_lab: np.ndarray) -> np.ndarray:
+    """Weighted Lab distance ``(N, 6)`` of linear-RGB colours ``obs (N, 3)`` to each paint
+    cluster, after dividing out the light ``gain`` (as from :func:`classify_paints`)."""
+    lab = linear_to_lab(np.maximum(np.asarray(obs, dtype=np.float64), 1e-5) / gain)
+    return np.sqrt(_weighted_dist2(lab, centres_lab))
+
+
+def loglik_from_distances(dist: np.ndarray, sigma: float = 7.0) -> np.ndarray:
+    """Per-row log-softmax ``(N, 6)`` of Gaussian log-densities of the distances."""
+    ll = -0.5 * (dist / sigma) ** 2
+    ll -= ll.max(axis=1, keepdims=True)
+    return ll - np.log(np.exp(ll).sum(axis=1, keepdims=True))
