@@ -46,7 +46,8 @@ def pictures(tmp_path_factory):
     """game -> (BGR picture, truth or None); rendered pictures are cached in test-artifacts."""
     cache = ROOT / "test-artifacts" / "render-cache"
     return {
-        game: fit_frame(*sample_picture(game, cache)) for game in ("caribo", "colomino", "wauri")
+        game: fit_frame(*sample_picture(game, cache), size=(960, 540))
+        for game in ("caribo", "colomino", "wauri")
     }
 
 
