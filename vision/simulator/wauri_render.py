@@ -217,7 +217,7 @@ def seed_sprite(canvas: Canvas, cond: Conditions, centre_w, r_mm, colour, rng, o
     vx, vy, vz = -Rm[2]
     hx, hy, hz = ld[0] + vx, ld[1] + vy, ld[2] + vz
     hn = math.sqrt(hx * hx + hy * hy + hz * hz)
-    spec = np.clip((nwx * hx + nwy * hy + nwz * hz) / hn, 0, 1) ** 25 * 0.22 * cond.gloss * occl
+    spec = np.clip((nwx * hx + nwy * hy + nwz * hz) / hn, 0, 1) ** 20 * 0.12 * cond.gloss * occl
     mott = cv2.GaussianBlur(rng.standard_normal(a.shape).astype(np.float32), (0, 0),
                             max(0.5, rp / 5))
     mott /= mott.std() + 1e-6
