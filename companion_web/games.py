@@ -107,6 +107,32 @@ def caribo_tile_count(notation: str) -> int:
     return count
 
 
+def caribo_extends(before: str, after: str) -> bool:
+    """Whether board ``after`` holds every tile of ``before`` in the same place and turn,
+    up to moving and turning the whole table (a photo may come back in another of the
+    figure's six rotations, SPEC)."""
+    from engines.caribo.geometry import rotate_axial, to_axial
+    from engines.caribo.notation import parse_board
+
+    if not before.strip():
+        return True
+    old, new = parse_board(before), parse_board(after)
+    if len(old) == 0:
+        return True
+    placed = {to_axial(r, c, new.first_row_shifted): t for (r, c), t in new.tiles.items()}
+    items = [(to_axial(r, c, old.first_row_shifted), t) for (r, c), t in old.tiles.items()]
+    for k in range(6):
+        turned = [(rotate_axial(q, r, k), t.rotated(k)) for (q, r), t in items]
+        (q0, r0), t0 = turned[0]
+        for (q1, r1), t1 in placed.items():
+            if t1 != t0:
+                continue
+            dq, dr = q1 - q0, r1 - r0
+            if all(placed.get((q + dq, r + dr)) == t for (q, r), t in turned):
+                return True
+    return False
+
+
 def confirm(game: str, previous: dict, kind: str, payload: dict, settings: dict) -> Confirmed:
     """Check an event against the rules and return what to store.
 
@@ -139,6 +165,8 @@ def _caribo(previous: dict, state: dict, kind: str) -> Confirmed:
             raise IllegalEvent(f"a move places exactly one tile (this adds {added})")
         if answer.negative or not data.get("valid", False):
             raise IllegalEvent("the board breaks the placement rules", data.get("problems"))
+        if not caribo_extends(previous["notation"], state["notation"]):
+            raise IllegalEvent("the tiles already on the table changed; correct the board first")
     return Confirmed(state, data, state["notation"])
 
 

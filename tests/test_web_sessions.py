@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion_web import create_app
-from companion_web.games import caribo_tile_count, summary
+from companion_web.games import caribo_extends, caribo_tile_count, summary
+from engines.caribo.tiles import Tile
 
 START = {"game": "wauri", "south": [4] * 6, "north": [4] * 6,
          "stores": {"south": 0, "north": 0}, "to_move": "south"}  # fmt: skip
@@ -132,6 +133,22 @@ def test_caribo_summary_ends_when_everybody_passes():
     assert s["over"] and s["winner"] == [0] and s["tiles_left"] == [17, 18]
     s = summary("caribo", ["A", "B"], {}, events[:3])
     assert not s["over"] and s["turn"] == 0
+
+
+def test_caribo_extends_up_to_moving_and_turning_the_table():
+    from engines.caribo.notation import format_board, parse_board
+
+    before = "0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,23SB,61BS,34GS"
+    board = parse_board(before)
+    assert caribo_extends(before, before) and caribo_extends("", before)
+    for k in range(6):  # the same table in each of its six rotations
+        assert caribo_extends(before, format_board(board.rotated(k))), k
+    grown = board.copy()
+    grown.place(-1, 2, Tile.parse("Y"), check=False)  # a row added on top
+    assert caribo_extends(before, format_board(grown))
+    changed = before.replace("34BW", "61BW")  # one tile turned
+    assert not caribo_extends(before, changed)
+    assert not caribo_extends(before, before.replace("34GS", "0"))  # one tile gone
 
 
 def test_caribo_tile_count():
