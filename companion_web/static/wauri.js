@@ -117,7 +117,7 @@
   async function best() {
     result.textContent = "Thinking…";
     try {
-      const data = await api("/api/wauri/best", { method: "POST", json: { position } });
+      const data = await api("/api/wauri/best", { method: "POST", json: { position, variant: variant.checked } });
       const a = data.answer;
       suggested = a.move ?? null;
       result.textContent = suggested
