@@ -65,7 +65,9 @@ def white_patch_gains(bgr: np.ndarray, pct: float = 97.0) -> np.ndarray:
 
     A white-patch illuminant estimate: the board print, jokers and glare are among the
     brightest surfaces and reflect the light's colour. Gains are limited to 0.5..3."""
-    ref = np.percentile(bgr.reshape(-1, 3), pct, axis=0).astype(np.float64)
+    px = bgr.reshape(-1, 3)[::3]
+    k = min(len(px) - 1, int(len(px) * pct / 100.0))
+    ref = np.partition(px, k, axis=0)[k].astype(np.float64)
     return np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
 
 
@@ -121,50 +123,86 @@ def _expand(quad: np.ndarray, factor: float) -> np.ndarray:
     return c + (quad - c) * factor
 
 
+def _print_mask(rect: np.ndarray) -> np.ndarray | None:
+    """Pixels of a rectified view ``(S, S, 3)`` BGR with the board print's colour: the
+    median of the light, unsaturated pixels of the central half, ± 45 levels (L1)."""
+    S = rect.shape[0]
+    core = rect[S // 4:3 * S // 4, S // 4:3 * S // 4].reshape(-1, 3).astype(np.int32)
+    hsv = cv2.cvtColor(rect[S // 4:3 * S // 4, S // 4:3 * S // 4], cv2.COLOR_BGR2HSV)
+    hsv = hsv.reshape(-1, 3)
+    light = (hsv[:, 1] < 60) & (hsv[:, 2] > np.percentile(hsv[:, 2], 40))
+    if light.sum() < 50:
+        return None
+    ref = np.median(core[light], axis=0)
+    diff = np.abs(rect.astype(np.int32) - ref).sum(axis=2)
+    mask = (diff < 45).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+
+
 def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
                        drop: list[bool], gains: np.ndarray, sizes, view: int = 256,
                        vm: int = 24):
-    """Rectify one candidate outline, straighten it on the rim markings, fit the grid.
+    """Rectify one candidate outline, straighten it on the board's outline, fit the grid.
 
-    ``quad`` is in full-resolution pixels; ``half`` is the photo at half size (warps
-    read from it). Returns ``(GridFit | None, H, ruler | None)`` with ``H`` full-res
-    image → view and ``ruler`` the answer of :func:`ruler_grid`, or None.
+    The outline is taken twice — from the ring of game colours (rim markings) and from
+    the board print's colour — each refined in two passes; the one whose rim ruler
+    scores best is kept. ``quad`` is in full-resolution pixels; ``half`` is the photo
+    at half size (warps read from it). Returns ``(GridFit | None, H, ruler | None)``
+    with ``H`` full-res image → view and ``ruler`` as :func:`ruler_grid` (its score
+    raised by the agreement of the printed lines), or None.
     """
     S_h = np.diag([0.5, 0.5, 1.0])
-    Hq = square_homography(quad, view - 2 * vm, vm)
-    rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
-                               flags=cv2.INTER_LINEAR)
-    outline = None
-    for _ in range(2):  # the second pass starts from a straighter view
+    H0 = square_homography(quad, view - 2 * vm, vm)
+    rect0 = cv2.warpPerspective(half, H0 @ np.linalg.inv(S_h), (view, view),
+                                flags=cv2.INTER_LINEAR)
+    results = []
+    for mode in ("colour", "print"):
+        Hq, rect, outline = H0, rect0, None
+        for _ in range(2):  # the second pass starts from a straighter view
+            if mode == "colour":
+                masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop,
+                                           strict=True) if not d]
+                ring = np.zeros(rect.shape[:2], bool)
+                for m in masks:
+                    ring |= m
+                ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN,
+                                        np.ones((2, 2), np.uint8)) > 0
+            else:
+                ring = _print_mask(rect)
+                if ring is None:
+                    break
+            found = outline_from_mask(ring)
+            if found is None:
+                break
+            quad2 = cv2.perspectiveTransform(found[None], np.linalg.inv(Hq))[0]
+            if abs(cv2.contourArea(quad2.astype(np.float32))) < 0.3 * abs(
+                    cv2.contourArea(quad.astype(np.float32))):
+                break
+            outline = found
+            Hq = square_homography(quad2, view - 2 * vm, vm)
+            rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
+                                       flags=cv2.INTER_LINEAR)
+        if outline is None:
+            continue
         masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
                  if not d]
-        ring = np.zeros(rect.shape[:2], bool)
-        for m in masks:
-            ring |= m
-        ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN,
-                                np.ones((2, 2), np.uint8))
-        found = outline_from_mask(ring > 0)
-        if found is None:
-            break
-        quad2 = cv2.perspectiveTransform(found[None], np.linalg.inv(Hq))[0]
-        if abs(cv2.contourArea(quad2.astype(np.float32))) < 0.3 * abs(
-                cv2.contourArea(quad.astype(np.float32))):
-            break
-        outline = found
-        Hq = square_homography(quad2, view - 2 * vm, vm)
-        rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
-                                   flags=cv2.INTER_LINEAR)
-    masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
-             if not d]
-    ruler = ruler_grid(masks, vm, sizes) if outline is not None and len(masks) == 4 else None
-    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
-    fits = fit_grid(gray, sizes)
-    if ruler is not None:
-        # judge the ruler's grid by the printed lines too (one score for both sources)
-        n_r, src, _, r_score = ruler
-        pts = src.reshape(n_r + 1, n_r + 1, 2)
-        xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
-        ruler = (n_r, src, ruler[2], r_score + 0.5 * grid_line_score(gray, xs, ys))
+        ruler = ruler_grid(masks, vm, sizes)
+        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+        if ruler is not None:
+            n_r, src, dst, r_score = ruler
+            pts = src.reshape(n_r + 1, n_r + 1, 2)
+            xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
+            ruler = (n_r, src, dst, r_score + 0.5 * grid_line_score(gray, xs, ys))
+        if ruler is not None and ruler[3] >= 0.6 and mode == "colour":
+            # clear ruler from the markings: no need to try the print outline
+            fits = fit_grid(gray, sizes)
+            return (fits[0] if fits else None), Hq, ruler
+        results.append((ruler[3] if ruler else -1.0, Hq, rect, ruler))
+    if results:
+        _, Hq, rect, ruler = max(results, key=lambda t: t[0])
+    else:
+        Hq, rect, ruler = H0, rect0, None
+    fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
     if not fits and ruler is None:
         return None
     return (fits[0] if fits else None), Hq, ruler
@@ -476,6 +514,56 @@ def classify_hues(lab: np.ndarray, cent: np.ndarray):
     return np.argmin(d, axis=-1), srt[..., 1] - srt[..., 0]
 
 
+def hue_distances(lab: np.ndarray, cent: np.ndarray) -> np.ndarray:
+    """Angular distance ``(..., 4)`` (radians) of every sample's Lab hue to each centre."""
+    ang = np.arctan2(lab[..., 2], lab[..., 1])
+    return np.abs(np.angle(np.exp(1j * (ang[..., None] - cent))))
+
+
+def harmonise_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
+                    rim_labels: np.ndarray, rim_dist: np.ndarray,
+                    unsure: float = 0.35) -> np.ndarray:
+    """Soft matching prior: touching triangles of neighbouring tiles (and a tile's
+    triangle and the rim marking beside it) usually share a colour.
+
+    Where the two sides disagree and at least one of them is unsure (its best and
+    second-best hues closer than ``unsure`` radians), both take the colour with the
+    smallest summed distance; confident disagreements (a real mismatch on the board)
+    are kept. ``labels (n, n, 4)`` NESW in the canonical frame, ``dist (n, n, 4, 4)``,
+    ``is_tile (n, n)``, ``rim_labels (4, n)``, ``rim_dist (4, n, 4)``. Returns new labels.
+    """
+    n = labels.shape[0]
+    out = labels.copy()
+
+    def margin(d):
+        srt = np.sort(d)
+        return srt[1] - srt[0]
+
+    # (cell a, side a, cell b, side b): east-west and north-south neighbours
+    for r in range(n):
+        for c in range(n):
+            if not is_tile[r, c]:
+                continue
+            for (rr, cc, sa, sb) in ((r, c + 1, 1, 3), (r + 1, c, 2, 0)):
+                if rr >= n or cc >= n or not is_tile[rr, cc]:
+                    continue
+                if out[r, c, sa] == out[rr, cc, sb]:
+                    continue
+                da, db = dist[r, c, sa], dist[rr, cc, sb]
+                if min(margin(da), margin(db)) < unsure:
+                    k = int(np.argmin(da + db))
+                    out[r, c, sa] = out[rr, cc, sb] = k
+    # rim: canonical top (side 0 of row 0), right, bottom, left
+    for i in range(n):
+        for side, (r, c) in ((0, (0, i)), (1, (i, n - 1)), (2, (n - 1, i)), (3, (i, 0))):
+            if not is_tile[r, c] or out[r, c, side] == rim_labels[side, i]:
+                continue
+            d = dist[r, c, side]
+            if margin(d) < unsure and margin(rim_dist[side, i]) >= unsure:
+                out[r, c, side] = rim_labels[side, i]
+    return out
+
+
 # ----------------------------------------------------------------------------- orient
 def rotate_cw(rows: list[list[str]], rim: dict[str, str]):
     """Turn a board picture 90° clockwise: cells, tile edges and rim move together."""
@@ -528,6 +616,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                                                                           1e-4)
     pale = (sat.max(axis=2) < MIN_SATURATION) & (spread < 0.25)
     n_col[pale] = 0
+    dist = hue_distances(tri_lab, cent)
+    labels = harmonise_edges(labels, dist, n_col >= 3, rim_labels,
+                             hue_distances(rim_lab, cent))
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):

@@ -196,7 +196,8 @@ def _line_score(cx: np.ndarray, cy: np.ndarray, xs_f: np.ndarray, ys_f: np.ndarr
     off_v = (cxy[1:][:, mx] - cxy[:-1][:, mx]) / dy
     seg_h = (cy[ys][:, xs[1:]] - cy[ys][:, xs[:-1]]) / dx
     off_h = (cy[my][:, xs[1:]] - cy[my][:, xs[:-1]]) / dx
-    ref = 2.0 * (float(np.median(np.concatenate([off_v.ravel(), off_h.ravel()]))) + 0.5)
+    off = np.concatenate([off_v.ravel(), off_h.ravel()])
+    ref = 2.0 * (float(np.partition(off, len(off) // 2)[len(off) // 2]) + 0.5)
     frac = 0.5 * (float((seg_v > ref).mean()) + float((seg_h > ref).mean()))
     out_n = out_hit = 0
     ay, ax = float(ys_f[0]), float(xs_f[0])
