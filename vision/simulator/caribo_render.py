@@ -260,7 +260,10 @@ def tile_texture(
     streak = cv2.filter2D(noise, -1, ker)
     streak = cv2.GaussianBlur(streak, (0, 0), max(0.5, ppm * 0.25))
     streak /= streak.std() + 1e-6
-    img *= (1 + streak * rng.uniform(0.012, 0.035))[..., None]
+    # (thick white paint hides the strokes better than the thin dark colours)
+    amp = np.array([1.0] + [0.45 if segments[k] == "W" else 1.0 for k in range(6)],
+                   np.float32)[labels]
+    img *= (1 + streak * amp * rng.uniform(0.012, 0.035))[..., None]
     # blotchy paint thickness
     blot = cv2.GaussianBlur(rng.standard_normal((size, size)).astype(np.float32), (0, 0),
                             ppm * 3)
