@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
-from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +22,8 @@ from engines.caribo import (
 )
 from engines.caribo.errors import DuplicateTileError
 from engines.caribo.game import CariboGame
+
+DATA = Path(__file__).resolve().parent / "data"
 
 PERFT = json.loads((DATA / "caribo" / "perft.json").read_text())["cases"]
 
