@@ -45,6 +45,8 @@ LETTER_INDEX = {c: i for i, c in enumerate(colour.LETTERS)}
 # (216, 6) paint index of every segment of every tile rotation
 ROT_SEGS = np.array([[LETTER_INDEX[c] for c in t.segments] for t in ALL_ROTATIONS])
 ROT_ID = np.repeat(np.arange(36), 6)
+# 1 for each distinct tile rotation (a one-colour tile has a single rotation)
+DISTINCT_ROTATION = np.array([0.0 if (i < 36 and i % 6) else 1.0 for i in range(216)])
 UNSURE = 0.9
 DEBUG = None
 """Tiles below this confidence get a warning and are highlighted in the overlay."""
@@ -349,7 +351,7 @@ def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     choice[rows] = cols * 6 + best_pos[rows, cols]
     # confidence: posterior of the chosen rotation among all rotations of the cell
     post = rot_ll - rot_ll.max(axis=1, keepdims=True)
-    post = np.exp(post)
+    post = np.exp(post) * DISTINCT_ROTATION
     post /= post.sum(axis=1, keepdims=True)
     conf = np.array([post[i, choice[i]] if choice[i] >= 0 else 0.0 for i in range(n)])
     return choice, conf, rot_ll
@@ -432,7 +434,9 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     rot_fit = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2).max(axis=1)
     feats = np.stack([paint_frac, outline / pitch, ridge / pitch,
                       np.median(spread, axis=1), spread.max(axis=1), fit, rot_fit], axis=1)
-    occupied = (_occupancy_logit(feats) > 0) & inside
+    occ_logit = _occupancy_logit(feats)
+    occupied = (occ_logit > 0) & inside
+    p_occ = 1.0 / (1.0 + np.exp(-occ_logit[occupied]))
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll, feats=feats)
@@ -441,6 +445,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         raise NothingFound("no CARIBO tiles found")
     seg_ll = seg_ll[occupied]
     choice, conf, _ = _decode(seg_ll, cells)
+    conf = conf * p_occ  # right tile = a tile is there and its colours were read right
     keep = choice >= 0
     cells, choice, conf = cells[keep], choice[keep], conf[keep]
     tiles = {(int(q), int(r)): ALL_ROTATIONS[int(c)] for (q, r), c in zip(cells, choice,

@@ -86,36 +86,70 @@ def estimate_gain(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray | None,
     return num / np.maximum(den, 1e-9)
 
 
+def planckian_gain(kelvin: float) -> np.ndarray:
+    """Linear-RGB gain ``(3,)`` (green = 1) of a black-body light at ``kelvin`` relative to
+    D65, from the Kang et al. (2002) cubic fit of the Planckian locus (1667-25000 K)."""
+    t = float(np.clip(kelvin, 1667.0, 25000.0))
+    if t <= 4000:
+        x = -0.2661239e9 / t**3 - 0.2343589e6 / t**2 + 0.8776956e3 / t + 0.179910
+    else:
+        x = -3.0258469e9 / t**3 + 2.1070379e6 / t**2 + 0.2226347e3 / t + 0.240390
+    if t <= 2222:
+        y = -1.1063814 * x**3 - 1.34811020 * x**2 + 2.18555832 * x - 0.20219683
+    elif t <= 4000:
+        y = -0.9549476 * x**3 - 1.37418593 * x**2 + 2.09137015 * x - 0.16748867
+    else:
+        y = 3.0817580 * x**3 - 5.87338670 * x**2 + 3.75112997 * x - 0.37001483
+    xyz = np.array([x / y, 1.0, (1 - x - y) / y])
+    rgb = np.linalg.solve(_M_RGB2XYZ, xyz)
+    d65 = np.linalg.solve(_M_RGB2XYZ, _WHITE)
+    g = rgb / d65
+    return g / g[1]
+
+
+KELVIN_GRID = np.geomspace(2000.0, 9000.0, 16)
+
+
 def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = False,
-                    iterations: int = 4, sigma: float = 7.0):
+                    iterations: int = 3, sigma: float = 7.0):
     """Label segment colours with paints and return per-paint log-likelihoods.
 
     ``obs (N, 3)`` linear RGB of segments; ``refs (6, 3)`` linear RGB of the paints in
-    :data:`LETTERS` order (nominal or calibrated). The light gain is estimated (grey-world
-    start, then least squares on the labelled segments; with ``fixed_light`` the exposure
-    alone), then the paint clusters are re-centred on the photo's own segments (shrunk
-    towards the references) and every segment is scored against every cluster.
+    :data:`LETTERS` order (nominal or calibrated). The light is a black-body colour
+    (searched along the Planckian locus, 2000-9000 K; with ``fixed_light`` the
+    calibration's light is kept) times an exposure; the one explaining the segments
+    best (robust sum of distances to the nearest paint) wins, then a small free
+    per-channel correction (±15 %) is fitted on the labelled segments, and the paint
+    clusters are re-centred on the photo's own segments (shrunk towards the references).
 
     Returns ``(loglik (N, 6), gain (3,), centres_lab (6, 3))``; loglik is a Gaussian
     log-density in Lab (lightness weighted ½), normalised per segment (log-softmax).
     """
     obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
-    if len(obs) == 0:
-        return np.zeros((0, 6)), np.ones(3), linear_to_lab(refs)
     ref_lab = linear_to_lab(refs)
-    if fixed_light:
-        gain = np.full(3, float(np.median(obs.sum(1)) / max(np.median(refs.sum(1)), 1e-6)))
-    else:
-        gain = estimate_gain(obs, refs, None)
-    labels = None
-    for _ in range(iterations):
-        lab = linear_to_lab(obs / gain)
-        labels = np.argmin(_weighted_dist2(lab, ref_lab), axis=1)
-        w = np.where(labels == 1, 0.2, 1.0)  # black carries little light information
-        new_gain = estimate_gain(obs, refs, labels, w)
-        if fixed_light:
-            new_gain = np.full(3, float(new_gain.mean()))
-        gain = new_gain
+    if len(obs) == 0:
+        return np.zeros((0, 6)), np.ones(3), ref_lab
+    chroma_gains = [np.ones(3)] if fixed_light else [planckian_gain(k) for k in KELVIN_GRID]
+    best = None
+    for cg in chroma_gains:
+        # exposure: start from the median brightness ratio, then refine on the labels
+        expo = float(np.median(obs.sum(1)) / max(np.median((refs * cg).sum(1)), 1e-6))
+        for _ in range(iterations):
+            gain = cg * expo
+            d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
+            labels = np.argmin(d2, axis=1)
+            target = refs[labels] * cg
+            w = np.where(labels == 1, 0.2, 1.0)[:, None]
+            expo = float((w * obs * target).sum() / max((w * target * target).sum(), 1e-12))
+        gain = cg * expo
+        d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
+        cost = float(np.minimum(np.sqrt(d2.min(axis=1)), 25.0).sum())
+        if best is None or cost < best[0]:
+            best = (cost, gain)
+    gain = best[1]
+    labels = np.argmin(_weighted_dist2(linear_to_lab(obs / gain), ref_lab), axis=1)
+    free = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
+    gain = np.clip(free, gain * 0.85, gain * 1.15)
     lab = linear_to_lab(obs / gain)
     centres = ref_lab.copy()
     for _ in range(3):
