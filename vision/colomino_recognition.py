@@ -614,7 +614,13 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     n_col = coloured.sum(axis=2)
     spread = (wb.max(axis=2) - wb.min(axis=2)).sum(axis=-1) / np.maximum(wb.mean(axis=(2, 3)),
                                                                           1e-4)
-    pale = (sat.max(axis=2) < MIN_SATURATION) & (spread < 0.25)
+    L = cen_lab[..., 0]
+    print_like = (sat.max(axis=2) < 0.3) & (spread < 0.25)
+    ref_L = float(np.median(L[print_like])) if print_like.any() else float(np.median(L))
+    # white plastic under a tinted print balance looks pale-coloured: uniform, at most
+    # moderately saturated and lighter than the print → not a coloured tile
+    pale = (spread < 0.25) & ((sat.max(axis=2) < MIN_SATURATION)
+                              | ((sat.max(axis=2) < 0.6) & (L > ref_L + JOKER_DL)))
     n_col[pale] = 0
     dist = hue_distances(tri_lab, cent)
     labels = harmonise_edges(labels, dist, n_col >= 3, rim_labels,
@@ -628,7 +634,6 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                 conf[r, c] = float(np.clip(margin[r, c].min() / 0.6, 0.05, 1.0))
     # jokers: uncoloured cells clearly lighter than the uncoloured cells around them
     # (local comparison: lamps light the board unevenly); at most four, the lightest
-    L = cen_lab[..., 0]
     plain = n_col == 0
     light = []
     for r in range(n):
@@ -636,9 +641,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             if not plain[r, c]:
                 continue
             r0, r1, c0, c1 = max(0, r - 2), min(n, r + 3), max(0, c - 2), min(n, c + 3)
-            near = L[r0:r1, c0:c1][plain[r0:r1, c0:c1]]
+            near = L[r0:r1, c0:c1][print_like[r0:r1, c0:c1]]
             if len(near) < 4:
-                near = L[plain]
+                near = L[print_like] if print_like.any() else L[plain]
             light.append((float(L[r, c] - np.median(near)), r, c))
     light.sort(reverse=True)
     for dl, r, c in light[:4]:
