@@ -42,7 +42,7 @@ BOARD_HALF_Y = ROW_Y + PIT_R + 14.0
 SEED_R = 8.2  # nominal seed radius (mm); the counter measures the real size in the image
 
 WORK_SIZE = 300  # long side of the detection image (px)
-MAX_REGIONS = 3  # board-like regions tried with the cavity template
+MAX_REGIONS = 6  # board-like regions tried with the cavity template
 
 
 @dataclass(frozen=True)
@@ -224,6 +224,7 @@ def _scale_of(hom: np.ndarray) -> float:
 
 
 RECT_PX_PER_MM = 0.5  # resolution of the rectified board used to fit the pits
+FIT_STORES = False  # a store's seeds pull its centroid: the 12 round pits fix the fit
 COARSE_PX_PER_MM = 0.35  # the same for the first, coarse fit
 MARGIN_X, MARGIN_Y = 60.0, 40.0  # mm around the nominal board in the rectified view
 
@@ -321,14 +322,16 @@ STRETCH_Y = (0.85, 1.0, 1.15)
 
 
 def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_Y,
-                 ppm: float = RECT_PX_PER_MM) -> tuple[np.ndarray, float, int]:
+                 ppm: float = RECT_PX_PER_MM,
+                 refine: bool = True) -> tuple[np.ndarray, float, int]:
     """Refine a rough board homography by fitting the cavity model to the photo.
 
     Works in a rectified view at ``ppm`` px/mm: a template search over stretch
     (±20 %) and shift aligns the whole model, then every cavity is moved to the local
     maximum of the disk-averaged :func:`cavity_feature` and a homography is fitted
-    through the moved centres (RANSAC). Returns ``(homography, template score, cavities
-    located)``.
+    through the moved centres (RANSAC; the stores are left out, their seeds pull the
+    centroid). ``refine=False`` stops after the template search. Returns ``(homography,
+    template score, cavities located)``.
     """
     hx, hy = BOARD_HALF_X + MARGIN_X, BOARD_HALF_Y + MARGIN_Y
     view, to_mm = rectify(image, hom, ppm, hx, hy)
@@ -351,6 +354,9 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
                 cmm = to_mm @ np.array([cxp, cyp, 1.0])
                 best = (float(val), sx, sy, float(cmm[0]), float(cmm[1]))
     score, sx, sy, dx, dy = best
+    if not refine:
+        out = hom @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
+        return out / out[2, 2], score, 0
     # local refinement of every cavity
     pred_mm = CENTRES_MM * np.array([sx, sy]) + np.array([dx, dy])
     to_px = np.linalg.inv(to_mm)
@@ -364,6 +370,8 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
     win = int(round(0.22 * PIT_PITCH * ppm))
     src, dst = [], []
     for cav, (px_, py_) in zip(CAVITIES, pred_px, strict=True):
+        if cav.half and not FIT_STORES:
+            continue
         wy = win + (int(round(0.5 * cav.half * ppm)) if cav.half else 0)
         x0, y0 = int(round(px_)) - win, int(round(py_)) - wy
         x1, y1 = int(round(px_)) + win + 1, int(round(py_)) + wy + 1
@@ -447,18 +455,14 @@ def find_board(image) -> BoardFit | None:
         fits.append((score, cnt))
         if len(tried) == MAX_REGIONS:
             break
-    if len(fits) > 1:
-        # rank the regions by a coarse template fit; only the winner is fitted fully
-        ranked = []
-        for score, cnt in fits:
-            hom = _initial_homography(cnt, scale)
-            _h, tscore, _n = fit_cavities(pyr, hom, STRETCH_X[1::2], (1.0,), COARSE_PX_PER_MM)
-            ranked.append((tscore, score, cnt))
-        _t, score, cnt = max(ranked, key=lambda f: f[0])
-    else:
-        score, cnt = fits[0]
-    hom, tscore, found = fit_cavities(pyr, _initial_homography(cnt, scale),
-                                      ppm=COARSE_PX_PER_MM)
+    # every distinct region gets a coarse template fit; the best fit wins
+    ranked = []
+    for score, cnt in fits:
+        hom, tscore, _n = fit_cavities(pyr, _initial_homography(cnt, scale),
+                                       ppm=COARSE_PX_PER_MM, refine=False)
+        ranked.append((tscore, score, hom))
+    _t, score, hom = max(ranked, key=lambda f: f[0])
+    hom, tscore, found = fit_cavities(pyr, hom, (0.94, 1.0, 1.06), (0.9, 1.0, 1.1))
     hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
     c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
     d = c[1] - c[0]
