@@ -303,6 +303,9 @@ def test_cli_bad_inputs(cli, tmp_path):
                                                           dtype=np.uint8), (0, 0), 5))
     res = cli("recognize", "--game", "wauri", str(plain))
     assert res.code == 1 and "no board" in res.json()["error"]
+    for other in ("colomino_easy_102.jpg", "caribo_easy_107.jpg"):
+        res = cli("recognize", "--game", "wauri", str(_sample(other)))
+        assert res.code == 1, other
     photo = _sample("wauri_hard_108.jpg")
     res = cli("recognize", "--game", "wauri", str(photo), "--previous", '{"game": "wauri"')
     assert res.code == 2 and "--previous" in res.err and res.err.count("\n") == 1

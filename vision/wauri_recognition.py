@@ -41,6 +41,7 @@ from vision.recognize import NothingFound
 
 GAME_SEEDS = 48
 MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
+MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
 
 
@@ -87,7 +88,8 @@ def read_board(image: np.ndarray) -> BoardReading:
         raise NothingFound("no board found (not a colour photo)")
     pyr = pl.Pyramid(image)
     fit = pl.find_board(pyr)
-    if fit is None or fit.template_score < MIN_TEMPLATE_SCORE:
+    if fit is None or fit.template_score < MIN_TEMPLATE_SCORE \
+            or fit.pits_found < MIN_PITS_FOUND:
         raise NothingFound("no board found")
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
