@@ -46,7 +46,7 @@ def photos(tmp_path_factory):
     before, after = _turn_pair()
     out = tmp_path_factory.mktemp("colomino_photos")
     files = {}
-    for name, state, seed in (("before", before, 11), ("after", after, 12)):
+    for name, state, seed in (("before", before, 11), ("after", after, 13)):
         photo = render_colomino(state_to_json(state), seed=seed, difficulty="easy",
                                 width=1280, height=720)
         path = out / f"{name}.jpg"
