@@ -38,6 +38,8 @@ DETECT_SIDE = 800
 MIN_PITCH = 18.0
 LATTICE_SIGNAL = "ridge"
 SELECT = "cut"
+OUTLINE_WEIGHT = 1.0
+SCALE_TOLERANCE = 0.15
 SQRT3_2 = math.sqrt(3.0) / 2.0
 """Longer image side (px) at which the lattice is found."""
 
@@ -144,6 +146,7 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     boundary = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
     best = None
     rng = np.random.default_rng(7)
+    scored = []
     for i in peaks:
         _, pitch_i, origin, a_right, a_lr = curve[i]
         H0 = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
@@ -155,13 +158,16 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         for shift in hexlattice.VERTEX_COSETS:
             Hs = _shifted(H0, shift)
             cut = _cut_score(Hs, paint, boundary, pitch_i, c0, radius)
-            score = -cut / max(chance, 1e-6)
+            score = -cut / max(chance, 1e-6) + OUTLINE_WEIGHT * vals[i] / max(max(vals), 1e-9)
             # a lattice so coarse that one or two cells hold the whole figure explains
             # nothing; prefer any finer candidate
             if len(_cells_on_mask(Hs, paint, pitch_i, min_frac=0.5)) < 3:
                 score -= 1.0
-            if best is None or score > best[0]:
-                best = (score, pitch_i, Hs)
+            scored.append((score, pitch_i, Hs))
+    top = max(c[0] for c in scored)
+    # a coarser lattice whose cells hold several tiles can fit the outline about as well
+    # as the true one; among near-best candidates the finest wins
+    best = min((c for c in scored if c[0] >= top - SCALE_TOLERANCE), key=lambda c: c[1])
     _, pitch, H = best
     if SELECT == "outline":
         k = int(np.argmax(vals))
