@@ -239,3 +239,15 @@ def test_cli_score_photo_without_board_exits_1(cli, photos, tmp_path):
 def test_cli_score_missing_photo_exits_2(cli, tmp_path):
     res = cli("colomino", "score", str(tmp_path / "nope.jpg"), str(tmp_path / "nope.png"))
     assert res.code == 2 and "BEFORE" in res.err
+
+
+@pytest.mark.parametrize("game", ["caribo", "wauri"])
+def test_other_games_photos_have_no_colomino_board(game):
+    """Photos of the other two games' tables: colourful, but no Colomino board."""
+    from vision.simulator.dataset import render_state
+    from vision.simulator.states import GENERATORS
+
+    state, _ = GENERATORS[game](1500, "normal")
+    photo = render_state(game, state, 1500, "normal", 1280, 720)
+    with pytest.raises(NothingFound):
+        cr.recognize(decode_photo(photo.jpeg))
