@@ -104,6 +104,16 @@ def test_constrain_total_sums_and_is_optimal(visible, total):
         assert penalty == pytest.approx(0.0, abs=1e-9)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 20), min_size=14, max_size=14), st.integers(0, 80))
+def test_soft_total_lies_between_raw_and_total(visible, total):
+    raw = sum(sc.most_likely(visible, 2 * total + 20))
+    counts, _ = sc.constrain_total(visible, total, weight=0.6)
+    assert min(raw, total) <= sum(counts) <= max(raw, total)
+    hard, _ = sc.constrain_total(visible, total, weight=1e6)
+    assert sum(hard) == total
+
+
 def test_constrain_total_moves_missing_seeds_to_piles():
     truth = [0, 1, 2, 0, 0, 0, 0, 4, 1, 0, 7, 2, 15, 16]
     counts, _ = sc.constrain_total(typical_visible(truth), sum(truth))
@@ -227,7 +237,7 @@ def test_photo_board_geometry_and_counts(rendered):
                                               ("game", "south", "north", "stores",
                                                "to_move")}))
     want = wr.state_counts(after)
-    assert sum(got) == 48
+    assert abs(sum(got) - 48) <= 3
     # a single photo of piles of 4-6 seeds is read only roughly (see the README figures);
     # tracking below turns it into the exact position
     assert sum(a == b for a, b in zip(got, want, strict=True)) >= 8

@@ -164,16 +164,21 @@ def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
     return out
 
 
-def constrain_total(visible, total: int) -> tuple[list[int], float]:
-    """Integer counts maximising the likelihood of the ``visible`` peaks with ``sum == total``.
+def constrain_total(visible, total: int, weight: float | None = None,
+                    ) -> tuple[list[int], float]:
+    """Integer counts maximising the likelihood of the ``visible`` peaks given the total.
 
-    Dynamic programming over cavities and running totals on :func:`loglik_table`.
-    Returns ``(counts, penalty)``: the penalty is how much less likely (log) the
-    constrained answer is than the best unconstrained one (0 when they agree; large means
-    the total fights the evidence).
+    With ``weight=None`` the counts must add up to ``total`` exactly; otherwise the total
+    is a soft prior: the objective is the log-likelihood minus ``weight`` per seed of
+    difference from ``total``. Dynamic programming over cavities and running totals on
+    :func:`loglik_table`. Returns ``(counts, penalty)``: the penalty is how much less
+    likely (log) the answer is than the best unconstrained one (0 when they agree; large
+    means the total fights the evidence).
     """
     n = len(visible)
-    ll = loglik_table(visible, total)  # (n, total+1)
+    cap = total if weight is None else 2 * total + 20
+    ll = loglik_table(visible, cap)  # (n, cap+1)
+    total, target = cap, total
     neg = -1e18
     best = np.full((n + 1, total + 1), neg)
     choice = np.zeros((n, total + 1), np.int64)
@@ -186,14 +191,19 @@ def constrain_total(visible, total: int) -> tuple[list[int], float]:
         cand = np.where(valid, prev[np.clip(idx_t - idx_c, 0, total)] + ll[i][None, :], neg)
         choice[i] = cand.argmax(1)
         best[i + 1] = cand.max(1)
+    if weight is None:
+        t = target
+    else:
+        prior = -weight * np.abs(np.arange(total + 1) - target)
+        t = int(np.argmax(best[n] + prior))
+    end = t
     counts = [0] * n
-    t = total
     for i in range(n - 1, -1, -1):
         c = int(choice[i, t])
         counts[i] = c
         t -= c
     free = float(ll.max(1).sum())
-    return counts, float(free - best[n, total])
+    return counts, float(free - best[n, end])
 
 
 def most_likely(visible, max_count: int = 60) -> list[int]:

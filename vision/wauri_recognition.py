@@ -147,19 +147,24 @@ def flip_counts(counts):
         else c[6:12] + c[0:6] + [c[13], c[12]]
 
 
+TOTAL_WEIGHT = 0.6  # soft prior: log-likelihood paid per seed away from the game's total
+
+
 def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
-                max_penalty: float = 12.0) -> tuple[list[int], list[str]]:
-    """Integer counts from a reading, fitted to ``total`` seeds when that is plausible."""
-    raw = sc.most_likely(reading.visible)
-    warnings = []
+                weight: float | None = TOTAL_WEIGHT) -> tuple[list[int], list[str]]:
+    """Integer counts from a reading, pulled toward ``total`` seeds.
+
+    ``weight``: log-likelihood per seed of difference from ``total`` (a soft prior; None
+    makes the total exact). ``total=None`` gives each cavity's most likely count.
+    Returns the counts and warnings (a total that differs from ``total``).
+    """
     if total is None:
-        return raw, warnings
-    fitted, penalty = sc.constrain_total(reading.visible, total)
-    if penalty <= max_penalty:
-        return fitted, warnings
-    warnings.append(f"counted {sum(raw)} seeds, not the {total} of a game; counts not fitted "
-                    "to the total")
-    return raw, warnings
+        return sc.most_likely(reading.visible), []
+    counts, _penalty = sc.constrain_total(reading.visible, total, weight)
+    warnings = []
+    if sum(counts) != total:
+        warnings.append(f"counted {sum(counts)} seeds, not the {total} of a game")
+    return counts, warnings
 
 
 # --------------------------------------------------------------------------- tracking
