@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                   f"side={truth.get('south_side')}{' ' + err if err else ''}", flush=True)
             prev = pos
     print(f"turns tracked: {tracked}/{total} ({100.0 * tracked / max(total, 1):.1f} %); "
-          f"raw counts exact: {raw_exact}/{total}; median recognition "
+          f"raw readings exact (all 14 cavities): {raw_exact}/{total}; median recognition "
           f"{statistics.median(times) if times else 0:.3f} s ({args.difficulty}, seed "
           f"{args.seed})")
     if args.json:
