@@ -204,3 +204,12 @@ def test_calibrate_needs_the_full_set(cli, butterfly_photo):
     res = cli("calibrate", "caribo", str(butterfly_photo))
     assert res.code == 1
     assert res.json()["tiles_found"] == 9
+
+
+def test_explain_rejects_illegal_addition():
+    """A third tile touching only one placed tile breaks the placement rule."""
+    before = parse_board("0,0,34WS,56SW,0")
+    after = parse_board("0,0,34WS,56SW,S")
+    out = cr._explain(before, after)
+    assert [a["tile"] for a in out["added"]] == ["S"]
+    assert out["explained"] is False

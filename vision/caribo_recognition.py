@@ -495,15 +495,19 @@ def _axial_to_grid(cells, fs: bool) -> dict[tuple[int, int], tuple[int, int]]:
 
 
 def _explain(prev, board) -> dict:
-    """Compare with the previous board: which tiles were added (up to rotation/shift)."""
-    fs_p = prev.first_row_shifted
-    fs_b = board.first_row_shifted
-    now = {to_axial(r, c, fs_b): t for (r, c), t in board.tiles.items()}
-    before = {to_axial(r, c, fs_p): t for (r, c), t in prev.tiles.items()}
+    """Compare with the previous board: which tiles were added.
+
+    The previous figure is matched to the new one in the 60° turn and shift where most
+    of its tiles reappear unchanged. ``explained`` is true when every previous tile is
+    still there and exactly one tile was added by a legal placement (the seed's rule).
+    ``added`` lists the new tiles in the returned notation's grid.
+    """
+    from engines.caribo import rotate_axial
+
+    now = {to_axial(r, c, board.first_row_shifted): t for (r, c), t in board.tiles.items()}
+    before = {to_axial(r, c, prev.first_row_shifted): t for (r, c), t in prev.tiles.items()}
     best = None
     for k in range(6):
-        from engines.caribo import rotate_axial
-
         rot = {rotate_axial(q, r, k): t.rotated(k) for (q, r), t in before.items()}
         for (pq, pr), pt in rot.items():
             for (nq, nr), nt in now.items():
@@ -514,48 +518,31 @@ def _explain(prev, board) -> dict:
                 same = sum(1 for c, t in moved.items() if now.get(c) == t)
                 if best is None or same > best[0]:
                     best = (same, moved)
-    grid = _axial_to_grid(list(now), fs_b) if now else {}
     if best is None:
-        return {"added": [], "explained": False}
+        grid = _axial_to_grid(list(now), board.first_row_shifted) if now else {}
+        added = [{"row": grid[c][0], "col": grid[c][1], "tile": t.code}
+                 for c, t in sorted(now.items(), key=lambda ct: grid[ct[0]])]
+        return {"added": added, "explained": not before and len(added) == 1}
     same, moved = best
-    added_cells = [c for c in now if c not in moved]
-    added = []
-    for c in sorted(added_cells, key=lambda c: grid[c]):
-        row, col = grid[c]
-        added.append({"row": row, "col": col, "tile": now[c].code})
-    explained = same == len(moved) and len(added) == 1
-    if explained:
-        trial = board_from_axial(moved)
-        q, r = added_cells[0]
-        cells_prev = _axial_to_grid(list(moved) + [(q, r)], trial.first_row_shifted)
-        rr, cc = cells_prev[(q, r)]
-        try:
-            ext = board_from_axial({**moved, (q, r): now[(q, r)]})
-            explained = not ext.mismatches() or True
-            explained = _legal_addition(moved, (q, r), now[(q, r)])
-        except ValueError:
-            explained = False
-        del rr, cc
+    grid = _axial_to_grid(list(now), board.first_row_shifted)
+    added_cells = sorted((c for c in now if c not in moved), key=lambda c: grid[c])
+    added = [{"row": grid[c][0], "col": grid[c][1], "tile": now[c].code} for c in added_cells]
+    explained = (same == len(moved) and len(added_cells) == 1
+                 and _legal_addition(moved, added_cells[0], now[added_cells[0]]))
     return {"added": added, "explained": bool(explained)}
 
 
 def _legal_addition(before: dict, cell, tile: Tile) -> bool:
-    """Whether placing ``tile`` at axial ``cell`` next to ``before`` is a legal move."""
-    board = board_from_axial(before) if before else None
-    if board is None:
-        return True
-    grid = _axial_to_grid(list(before) + [cell], board.first_row_shifted)
-    fs = board.first_row_shifted
-    # rebuild the board in the extended grid so the new cell has valid coordinates
-    ext = {grid[c]: t for c, t in before.items()}
-    from engines.caribo import Board
+    """Whether placing ``tile`` at axial ``cell`` next to the axial tiles ``before`` is a
+    legal CARIBO placement."""
+    from engines.caribo import Board, Placement
 
-    b = Board(ext, first_row_shifted=fs)
-    r, c = grid[cell]
-    from engines.caribo import Placement
-
+    fs = board_from_axial({**before, cell: tile}).first_row_shifted
+    grid = _axial_to_grid(list(before) + [cell], fs)
     try:
-        return b.is_legal(Placement(r, c, tile))
+        board = Board({grid[c]: t for c, t in before.items()}, first_row_shifted=fs)
+        r, c = grid[cell]
+        return board.is_legal(Placement(r, c, tile))
     except (ValueError, TypeError):
         return False
 
