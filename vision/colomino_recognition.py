@@ -2,26 +2,39 @@
 
 Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
 
-1. *Locate*: in a reduced copy (long side 480 px) the pixels of the four game colours
-   (hue classes R, Y, G, B; a class covering a fifth of the photo is the table and is
-   ignored) are gathered; their clusters' minimum-area rectangles, and closed edge
-   contours (:func:`vision.square_grid.quad_candidates`), are candidate outlines.
-2. *Fit the grid*: each candidate is rectified (homography) and a 9×9 or 12×12 grid of
-   thin dark lines is fitted (:func:`vision.square_grid.fit_grid`); the best fit gives
-   the field's corners, refined per grid intersection (RANSAC homography).
-3. *Read*: the field is warped to a canonical view (``CELL`` px per cell plus one cell
+1. *Locate*: in a reduced copy (long side 480 px, white-patch balanced) the pixels of
+   the four game colours (hue classes R, Y, G, B; a class covering a fifth of the photo
+   is the table and is ignored) are gathered where three classes mix; their regions'
+   minimum-area rectangles, and closed edge contours
+   (:func:`vision.square_grid.quad_candidates`), are candidate outlines.
+2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
+   twice on the ring of rim markings (or, failing that, on the board print's colour):
+   robust lines through the outermost marked pixels of each side.
+3. *Fit the grid*, two ways, one score: the *rim ruler* — along each side the rim
+   markings are runs of one colour, their centres regressed on their index give the
+   cell pitch and position (9 or 12 markings) — and the printed grid of thin dark lines
+   (:func:`vision.square_grid.fit_grid`); both are judged by how many grid segments show
+   as lines. A crossing-by-crossing RANSAC refinement is kept only if the lines agree
+   better with it.
+4. *Read*: the field is warped to a canonical view (``CELL`` px per cell plus one cell
    of rim); every cell's four triangles, its centre and the rim markings are averaged.
-   Colours are white-balanced on the board print (von Kries, linear RGB), then labelled
-   by hue in CIE Lab with centres re-estimated over the whole board (k-means on hue).
-4. *Orient*: the read rim is compared with the default layouts in all four turns; the
+   Colours are white-balanced on the print (von Kries on the cells whose triangles are
+   uniform and unsaturated), a triangle is plastic if its saturation is above the
+   photo's own print/plastic split (Otsu), and hues are labelled in CIE Lab with centres
+   re-estimated over the whole board (k-means on hue). Soft game prior: touching
+   triangles of neighbouring tiles, and a tile and the rim marking beside it, take a
+   common colour where one side is unsure.
+5. *Orient*: the read rim is compared with the default layouts in all four turns; the
    best turn fixes the base line (south). If none fits, the read rim is returned under
    ``"layout"`` in the orientation nearest the image's up with ``"base_known": false``.
-5. *Decide cells*: four coloured triangles → a tile; a light, uncoloured cell brighter
-   than the print → a joker (at most four, the brightest); a solid cell of the printed
+6. *Decide cells*: coloured triangles → a tile; a uniform, pale cell lighter than the
+   print around it → a joker (at most four, the lightest); a solid cell of the printed
    colour on a printed field → ``.``.
 
-Known limits: see the module's tests and the project report (textured/saturated
-tables confuse the locator; jokers are told from empty cells by brightness only).
+Known limits (measured on simulator photos, see the project report): boards on
+saturated or patterned tables under warm lamps are often not found or mis-fitted;
+glare washes tiles out towards the print; jokers are told from empty cells by
+lightness only; recognition takes about ten times the JPEG decode time.
 """
 
 from __future__ import annotations
