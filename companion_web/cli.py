@@ -17,7 +17,8 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line and exit 2 (SPEC)."""
 
     def error(self, message: str):  # noqa: D401 - argparse hook
-        raise UsageError(f"{self.prog}: {message}".removeprefix("boardcam: "))
+        where = self.prog.removeprefix("boardcam").strip()
+        raise UsageError(f"{where}: {message}" if where else message)
 
 
 def build_parser() -> argparse.ArgumentParser:
