@@ -40,6 +40,10 @@ LATTICE_SIGNAL = "ridge"
 SELECT = "cut"
 OUTLINE_WEIGHT = 1.0
 SCALE_TOLERANCE = 0.15
+REFINE_SCHEDULE = ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
+                   (0.05, 99.0))
+"""(search half-width, window radius) in pitches: the homography is refitted on a
+growing patch of cells around the seed, so perspective is followed step by step."""
 SQRT3_2 = math.sqrt(3.0) / 2.0
 """Longer image side (px) at which the lattice is found."""
 
@@ -143,7 +147,9 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     peaks = [i for i in range(len(curve))
              if vals[i] >= max(vals[max(0, i - 1): i + 2])]
     peaks = sorted(peaks, key=lambda i: -vals[i])[:6]
-    boundary = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
+    edge_px = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
+    by, bx = np.nonzero(edge_px)
+    boundary = np.stack([bx, by], axis=1).astype(np.float64)  # (K, 2) outline pixels x, y
     best = None
     rng = np.random.default_rng(7)
     scored = []
@@ -173,8 +179,7 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         k = int(np.argmax(vals))
         _, pitch, origin, a_right, a_lr = curve[k]
         H = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
-    for search, radius in ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
-                           (0.05, 99.0)):
+    for search, radius in REFINE_SCHEDULE:
         cells = _cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
         if len(cells) == 0:
             break
@@ -252,10 +257,8 @@ def _cut_score(H, paint, boundary, pitch, c0, radius) -> float:
                                    hexlattice.apply_homography(H, world[:, None] + inn[None]))
     f = f.mean(axis=1)
     cut_area = float(np.minimum(f, 1 - f).sum()) * 0.866 * pitch * pitch
-    h, w = paint.shape
-    yy, xx = np.ogrid[:h, :w]
-    near = (xx - c0[0]) ** 2 + (yy - c0[1]) ** 2 <= radius * radius
-    perim = float((boundary.astype(bool) & near).sum()) + 1.0
+    near = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2 <= radius * radius
+    perim = float(near.sum()) + 1.0
     return cut_area / perim
 
 

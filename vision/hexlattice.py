@@ -20,6 +20,7 @@ stated otherwise.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -30,6 +31,11 @@ SQRT3 = math.sqrt(3.0)
 # world = AXIAL_TO_WORLD @ (q, r)
 AXIAL_TO_WORLD = np.array([[1.0, 0.5], [0.0, SQRT3 / 2.0]])
 WORLD_TO_AXIAL = np.linalg.inv(AXIAL_TO_WORLD)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
 
 
 def axial_to_world(cells: np.ndarray) -> np.ndarray:
@@ -70,6 +76,7 @@ def hex_vertices(radius: float) -> np.ndarray:
     return np.stack([radius * np.sin(ang), -radius * np.cos(ang)], axis=1)
 
 
+@lru_cache(maxsize=32)
 def segment_sample_offsets(tile_width: float = 0.97) -> np.ndarray:
     """World offsets ``(6, M, 2)`` of sample points inside each segment's triangle.
 
@@ -86,9 +93,10 @@ def segment_sample_offsets(tile_width: float = 0.97) -> np.ndarray:
         a, b = v[k], v[(k + 1) % 6]
         pts = [s * (m * a + (1 - m) * b) for s in rad for m in mix]
         out.append(pts)
-    return np.array(out)
+    return _frozen(np.array(out))
 
 
+@lru_cache(maxsize=32)
 def outline_offsets(n_per_edge: int = 6, scale: float = 0.5) -> np.ndarray:
     """``(6 * n, 2)`` world offsets on the honeycomb outline of a cell (the tile gaps).
 
@@ -98,12 +106,13 @@ def outline_offsets(n_per_edge: int = 6, scale: float = 0.5) -> np.ndarray:
     v = hex_vertices(2 * scale / SQRT3)
     t = (np.arange(n_per_edge) + 0.5) / n_per_edge
     pts = [v[k] * (1 - s) + v[(k + 1) % 6] * s for k in range(6) for s in t]
-    return np.array(pts)
+    return _frozen(np.array(pts))
 
 
+@lru_cache(maxsize=32)
 def interior_offsets() -> np.ndarray:
     """``(N, 2)`` world offsets well inside a tile (between centre and outline)."""
-    return np.concatenate([outline_offsets(4, 0.3), outline_offsets(3, 0.15)], axis=0)
+    return _frozen(np.concatenate([outline_offsets(4, 0.3), outline_offsets(3, 0.15)], axis=0))
 
 
 def sample_bilinear(image: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -412,11 +421,12 @@ def ridge_strength(gray: np.ndarray, sigma: float = 1.0) -> np.ndarray:
     return np.maximum(np.abs(tr + disc), np.abs(tr - disc))
 
 
+@lru_cache(maxsize=32)
 def spoke_offsets(n: int = 5) -> np.ndarray:
     """``(6 * n, 2)`` world offsets along the six spokes (centre → vertices), 0.25-0.85 R."""
     v = hex_vertices(1.0 / SQRT3)
     t = np.linspace(0.25, 0.85, n)
-    return np.array([vk * s for vk in v for s in t])
+    return _frozen(np.array([vk * s for vk in v for s in t]))
 
 
 VERTEX_COSETS = np.array([[0.0, 0.0], [0.0, -1.0 / SQRT3], [0.5, -0.5 / SQRT3]])
