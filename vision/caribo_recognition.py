@@ -40,6 +40,7 @@ LATTICE_SIGNAL = "ridge"
 SELECT = "cut"
 OUTLINE_WEIGHT = 1.0
 SCALE_TOLERANCE = 0.15
+MAX_SCALE_CANDIDATES = 12
 REFINE_SCHEDULE = ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
                    (0.05, 99.0))
 """(search half-width, window radius) in pitches: the homography is refitted on a
@@ -146,7 +147,7 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     vals = [c[0] for c in curve]
     peaks = [i for i in range(len(curve))
              if vals[i] >= max(vals[max(0, i - 1): i + 2])]
-    peaks = sorted(peaks, key=lambda i: -vals[i])[:6]
+    peaks = sorted(peaks, key=lambda i: -vals[i])[:MAX_SCALE_CANDIDATES]
     edge_px = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
     by, bx = np.nonzero(edge_px)
     boundary = np.stack([bx, by], axis=1).astype(np.float64)  # (K, 2) outline pixels x, y
