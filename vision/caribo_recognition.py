@@ -214,6 +214,16 @@ def _occupancy_logit(feats: np.ndarray) -> np.ndarray:
     return feats @ w[:-1] + w[-1]
 
 
+def _exposure_hint(small: np.ndarray, refs: np.ndarray) -> float:
+    """Exposure suggested by the photo: its highlights (98th percentile of linear
+    luminance) taken as white paint. Auto-exposure puts the scene's brightest surfaces
+    near the top of the range whatever the tiles are."""
+    lum = colour.bgr8_to_linear(small[::4, ::4].reshape(-1, 3)) @ np.array([0.2126, 0.7152,
+                                                                         0.0722])
+    white = float(refs[0] @ np.array([0.2126, 0.7152, 0.0722]))
+    return float(np.percentile(lum, 98)) / max(white, 1e-6)
+
+
 def _plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
     """Whether a refitted homography stays close to the old one over ``cells``.
 
@@ -438,7 +448,8 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     if not core.any():
         core = inside.copy()
     _, gain, centres = colour.classify_paints(
-        med[core].reshape(-1, 3), refs, fixed_light=calibration is not None)
+        med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
+        exposure_hint=_exposure_hint(small, refs))
     dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(len(cand), 6, 6)
     seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(len(cand), 6, 6)
     fit = np.median(dist.min(axis=2), axis=1)

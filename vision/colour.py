@@ -111,7 +111,8 @@ KELVIN_GRID = np.geomspace(2000.0, 9000.0, 16)
 
 
 def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = False,
-                    iterations: int = 3, sigma: float = 7.0):
+                    iterations: int = 3, sigma: float = 7.0,
+                    exposure_hint: float | None = None):
     """Label segment colours with paints and return per-paint log-likelihoods.
 
     ``obs (N, 3)`` linear RGB of segments; ``refs (6, 3)`` linear RGB of the paints in
@@ -122,25 +123,36 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     per-channel correction (±15 %) is fitted on the labelled segments, and the paint
     clusters are re-centred on the photo's own segments (shrunk towards the references).
 
+    ``exposure_hint``: the exposure suggested by the whole photo (e.g. its highlights
+    against white paint); the fitted exposure stays within a factor 2 of it, which
+    keeps a photo of only dark tiles from being read as white tiles in dim light.
+
     Returns ``(loglik (N, 6), gain (3,), centres_lab (6, 3))``; loglik is a Gaussian
     log-density in Lab (lightness weighted ½), normalised per segment (log-softmax).
     """
     obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
     ref_lab = linear_to_lab(refs)
+
+    def clamp(e: float) -> float:
+        if exposure_hint is None:
+            return e
+        return float(np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint))
+
     if len(obs) == 0:
         return np.zeros((0, 6)), np.ones(3), ref_lab
     chroma_gains = [np.ones(3)] if fixed_light else [planckian_gain(k) for k in KELVIN_GRID]
     best = None
     for cg in chroma_gains:
         # exposure: start from the median brightness ratio, then refine on the labels
-        expo = float(np.median(obs.sum(1)) / max(np.median((refs * cg).sum(1)), 1e-6))
+        expo = clamp(float(np.median(obs.sum(1)) / max(np.median((refs * cg).sum(1)), 1e-6)))
         for _ in range(iterations):
             gain = cg * expo
             d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
             labels = np.argmin(d2, axis=1)
             target = refs[labels] * cg
             w = np.where(labels == 1, 0.2, 1.0)[:, None]
-            expo = float((w * obs * target).sum() / max((w * target * target).sum(), 1e-12))
+            expo = clamp(float((w * obs * target).sum()
+                               / max((w * target * target).sum(), 1e-12)))
         gain = cg * expo
         d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
         cost = float(np.minimum(np.sqrt(d2.min(axis=1)), 25.0).sum())
