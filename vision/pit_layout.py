@@ -445,13 +445,18 @@ def find_board(image) -> BoardFit | None:
         return None
     # the few best regions (distinct places) are fitted; the cavity template decides
     regions.sort(key=lambda r: -r[0])
-    tried: list[np.ndarray] = []
+    tried: list[np.ndarray] = []  # (centre x, y, long side, short side) of tried regions
     fits = []
     for score, cnt in regions:
-        centre = np.array(cv2.minAreaRect(cnt)[0])
-        if any(np.linalg.norm(centre - c) < 0.05 * WORK_SIZE for c in tried):
+        (cx, cy), (rw, rh), _a = cv2.minAreaRect(cnt)
+        key = np.array([cx, cy, max(rw, rh), min(rw, rh)])
+        # the same place *and* size as a region already tried (a region and a part of
+        # it share a centre but not a size)
+        if any(np.all(np.abs(key - c) < np.array([0.05 * WORK_SIZE, 0.05 * WORK_SIZE,
+                                                  0.12 * c[2], 0.2 * c[3]]))
+               for c in tried):
             continue
-        tried.append(centre)
+        tried.append(key)
         fits.append((score, cnt))
         if len(tried) == MAX_REGIONS:
             break
