@@ -37,10 +37,11 @@ from vision.recognize import NothingFound
 DETECT_SIDE = 800
 MIN_PITCH = 18.0
 LATTICE_SIGNAL = "ridge"
-SELECT = "cut"
 OUTLINE_WEIGHT = 1.0
 SCALE_TOLERANCE = 0.15
 MAX_SCALE_CANDIDATES = 12
+LATTICE_ALTERNATIVES = 10
+SEEDS = 2
 REFINE_SCHEDULE = ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
                    (0.05, 99.0))
 """(search half-width, window radius) in pitches: the homography is refitted on a
@@ -95,15 +96,6 @@ def _paint_mask(lab: np.ndarray) -> np.ndarray:
     return d > 16.0
 
 
-class _Lattice:
-    """A fitted lattice: homography (world → full-resolution px) and pitch in px."""
-
-    def __init__(self, H_det: np.ndarray, scale: float):
-        S = np.diag([1 / scale, 1 / scale, 1.0])
-        self.H_det = H_det
-        self.H = S @ H_det
-
-
 def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     """Fit the top-face lattice: directions → scale and phase → per-tile homography."""
     edges = hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0))
@@ -120,10 +112,44 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     if A is None:
         return None
     dist = cv2.distanceTransform(paint.astype(np.uint8), cv2.DIST_L2, 5)
-    y0, x0 = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    c0 = np.array([float(x0), float(y0)])
     h, w = paint.shape
     max_pitch = min(0.5 * min(h, w), 2.0 * math.sqrt(n_paint))
+    edge_px = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
+    by, bx = np.nonzero(edge_px)
+    boundary = np.stack([bx, by], axis=1).astype(np.float64)  # (K, 2) outline pixels x, y
+    # seeds: the deepest point of the paint, then the deepest point away from it
+    seeds = []
+    d = dist.copy()
+    for _ in range(SEEDS):
+        y0, x0 = np.unravel_index(int(np.argmax(d)), d.shape)
+        if d[y0, x0] <= 1.0:
+            break
+        seeds.append(np.array([float(x0), float(y0)]))
+        cv2.circle(d, (int(x0), int(y0)), int(max(4 * dist[y0, x0], 10)), 0.0, -1)
+    per_seed = []
+    for c0 in seeds:
+        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch)
+        if ranked:
+            per_seed.append([(H, pitch, c0) for _, pitch, H in ranked])
+    # interleave: every seed's best first, then the runners-up
+    order = []
+    for rank in range(LATTICE_ALTERNATIVES):
+        for ranked in per_seed:
+            if rank < len(ranked):
+                order.append(ranked[rank])
+    out = []
+    for H, pitch, c0 in order[:LATTICE_ALTERNATIVES]:
+        out.append(_refine_lattice(H, pitch, signal, paint, c0) + (edges, ridges, pitch))
+    return out
+
+
+def _seed_candidates(c0, A, signal, paint, boundary, max_pitch) -> list:
+    """Lattices ``(score, pitch, H)`` seeded at ``c0``: best first, then the others.
+
+    Scale and phase are searched on the cells around the seed (outline contrast); the
+    local maxima over scale and the three vertex phases are then ranked by how little
+    the figure's outline cuts through cells, compared with random phases.
+    """
     curve = []
     pitch = MIN_PITCH
     n = 8
@@ -141,16 +167,13 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
             curve.append((float(mean[k]), pitch, c0 + offs[k], a_right, a_lr))
         pitch *= 1.06
     if not curve:
-        return None
+        return []
     # local maxima of the outline score over scale are the candidates; the figure's
     # outline (tile outlines, never cut through a tile) decides scale and vertex phase
     vals = [c[0] for c in curve]
     peaks = [i for i in range(len(curve))
              if vals[i] >= max(vals[max(0, i - 1): i + 2])]
     peaks = sorted(peaks, key=lambda i: -vals[i])[:MAX_SCALE_CANDIDATES]
-    edge_px = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
-    by, bx = np.nonzero(edge_px)
-    boundary = np.stack([bx, by], axis=1).astype(np.float64)  # (K, 2) outline pixels x, y
     best = None
     rng = np.random.default_rng(7)
     scored = []
@@ -175,11 +198,15 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     # a coarser lattice whose cells hold several tiles can fit the outline about as well
     # as the true one; among near-best candidates the finest wins
     best = min((c for c in scored if c[0] >= top - SCALE_TOLERANCE), key=lambda c: c[1])
-    _, pitch, H = best
-    if SELECT == "outline":
-        k = int(np.argmax(vals))
-        _, pitch, origin, a_right, a_lr = curve[k]
-        H = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
+    others = sorted((c for c in scored if c is not best), key=lambda c: -c[0])
+    return [best] + others
+
+
+
+
+def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.ndarray,
+                    c0: np.ndarray) -> tuple[np.ndarray]:
+    """Grow-and-refit the homography from the seed ``c0``; relabel to image up."""
     for search, radius in REFINE_SCHEDULE:
         cells = _cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
         if len(cells) == 0:
@@ -194,8 +221,7 @@ def _find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         hexlattice.apply_homography(H, np.array([[0.5, SQRT3_2]]))[0]
         - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
     ]))
-    H = _relabel(H, shell)
-    return H, edges, ridges, pitch
+    return (_relabel(H, shell),)
 
 
 OCCUPANCY_WEIGHTS = (12.692, -1.3694, 20.753, -0.01026, 0.0112, -0.31554, 0.04477, -1.5149)
@@ -428,9 +454,31 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     paint = _paint_mask(lab_det)
     found = _find_lattice(lab_det, paint, scale)
-    if found is None:
+    if not found:
         raise NothingFound("no CARIBO tiles found")
-    H_det, edges, ridges, pitch = found
+    best = None
+    for lattice in found:
+        try:
+            answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, paint, lattice,
+                                                   calibration)
+        except NothingFound:
+            continue
+        # candidates come best-first; a later one must explain clearly more (half a tile)
+        if best is None or quality > best[2] + 0.5:
+            best = (answer, seg_rgb, quality)
+    if best is None:
+        raise NothingFound("no CARIBO tiles found")
+    return best[0], best[1]
+
+
+def _read_tiles(image, small, scale, lab_det, paint, lattice, calibration):
+    """Read the tiles on one fitted lattice: ``(answer, segment colours, quality)``.
+
+    Quality is the expected number of right tiles minus the expected wrong ones
+    (sum of ``2 p - 1`` over tiles); a misplaced lattice straddles paint boundaries and
+    scores low.
+    """
+    H_det, edges, ridges, pitch = lattice
     S = np.diag([1 / scale, 1 / scale, 1.0])
     H = S @ H_det
     cand = _cells_on_mask(H_det, paint, pitch, extra=2, min_frac=0.5)
@@ -498,7 +546,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         "confidence": round(overall, 4),
         "warnings": warnings,
     }
-    return answer, seg_rgb
+    return answer, seg_rgb, float(np.sum(2 * conf - 1))
 
 
 def _axial_to_grid(cells, fs: bool) -> dict[tuple[int, int], tuple[int, int]]:
