@@ -213,3 +213,34 @@ def test_explain_rejects_illegal_addition():
     out = cr._explain(before, after)
     assert [a["tile"] for a in out["added"]] == ["S"]
     assert out["explained"] is False
+
+
+def test_figure_cut_by_image_border(butterfly_photo):
+    """Tiles cut by the border are left out, never guessed; what is reported is right.
+
+    (Here the blue one-colour tile next to the cut tile is also left out: a known
+    weakness at figure edges.)"""
+    truth = json.loads(butterfly_photo.with_suffix(".json").read_text())
+    img = cv2.imread(str(butterfly_photo))
+    x_crop = int(min(p["center_px"][0] for p in truth["pieces"])) - 5
+    cut = sum(1 for p in truth["pieces"] if min(x for x, _ in p["corners_px"]) < x_crop)
+    answer = cr.recognize(img[:, x_crop:])
+    result = compare_states("caribo", truth["state"], answer)
+    # every reported tile is right (errors are exactly the tiles left out) ...
+    assert result.piece_errors == len(truth["pieces"]) - len(answer["tiles"])
+    # ... the cut tile is among those left out, and most whole tiles are read
+    assert cut >= 1
+    assert len(answer["tiles"]) >= len(truth["pieces"]) - cut - 1
+
+
+def test_single_tile(tmp_path):
+    """One tile alone on the table (a render this recogniser reads; see the report for
+    single tiles it does not)."""
+    from companion_web.cli import main
+
+    out = tmp_path / "single.jpg"
+    assert main(["render", "--game", "caribo", "23GY", str(out), "--seed", "2",
+                 "--difficulty", "easy", "--width", "800", "--height", "600"]) == 0
+    answer = cr.recognize(cv2.imread(str(out)))
+    truth = json.loads(out.with_suffix(".json").read_text())
+    assert compare_states("caribo", truth["state"], answer).perfect

@@ -83,6 +83,7 @@ def _paint_mask(lab: np.ndarray) -> np.ndarray:
     sample = ring[rng.choice(len(ring), size=min(len(ring), 4000), replace=False)]
     k = 6
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # k-means++ draws from OpenCV's global RNG: keep answers repeatable
     _, _, centres = cv2.kmeans(sample.astype(np.float32), k, None, crit, 2,
                                cv2.KMEANS_PP_CENTERS)
     flat = lab.reshape(-1, 3)
