@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -244,3 +245,40 @@ def test_single_tile(tmp_path):
     answer = cr.recognize(cv2.imread(str(out)))
     truth = json.loads(out.with_suffix(".json").read_text())
     assert compare_states("caribo", truth["state"], answer).perfect
+
+
+# ----------------------------------------------------------------------------- other games
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+def test_separated_peak_heights_circular_and_separated():
+    hist = np.zeros(180)
+    hist[[2, 10, 60, 120, 178]] = [5.0, 4.0, 3.0, 2.0, 1.0]
+    # 10 and 178 lie within 25 bins of the stronger peak at 2 (circularly): dropped
+    heights = hexlattice.separated_peak_heights(hist, 25.0)
+    assert heights[:3] == [5.0, 3.0, 2.0]
+    assert max(heights[3:]) == 0.0  # only the flat floor remains
+
+
+def test_four_line_directions_are_not_hexagonal():
+    """A square grid with diagonals (Colomino's look) has four line directions."""
+    img = np.full((400, 400, 3), 200, np.uint8)
+    for k in range(-400, 800, 50):
+        for p0, p1 in (((k, 0), (k, 400)), ((0, k), (400, k)), ((k, 0), (k + 400, 400)),
+                       ((k, 0), (k - 400, 400))):
+            cv2.line(img, p0, p1, (30, 60, 160), 3)
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    mask = np.ones((400, 400), bool)
+    assert hexlattice.line_directions(lab, mask) is None
+    assert hexlattice.line_directions(lab, mask, max_fourth=None) is not None
+
+
+@pytest.mark.parametrize("name", ["colomino_easy_102.jpg", "colomino_normal_112.jpg",
+                                  "wauri_normal_104.jpg"])
+def test_other_games_photos_have_no_caribo_tiles(cli, name):
+    path = SAMPLES / name
+    if not path.exists():
+        pytest.skip("sample_images not present")
+    res = cli("recognize", "--game", "caribo", str(path))
+    assert res.code == 1
+    assert res.json()["error"] == "no CARIBO tiles found"

@@ -31,6 +31,11 @@ SQRT3 = math.sqrt(3.0)
 # world = AXIAL_TO_WORLD @ (q, r)
 AXIAL_TO_WORLD = np.array([[1.0, 0.5], [0.0, SQRT3 / 2.0]])
 WORLD_TO_AXIAL = np.linalg.inv(AXIAL_TO_WORLD)
+MAX_FOURTH_DIRECTION = 0.5
+"""A fourth edge-direction peak at least this fraction of the third means "not a
+hexagonal pattern". Measured (dev seeds 1000/1001 and ``sample_images``): CARIBO photos
+0.00-0.43 except 3 of 60 hard ones already misread (0.63-0.99); Colomino 0.58-0.99,
+Wauri 0.60-0.99."""
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -334,14 +339,30 @@ def refine_homography(edges: np.ndarray, H: np.ndarray, cells: np.ndarray,
     return T @ H, best_scores
 
 
-def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180) -> np.ndarray | None:
+def separated_peak_heights(hist: np.ndarray, min_sep: float) -> list[float]:
+    """Heights of the local maxima of the circular ``hist``, strongest first, keeping
+    only maxima more than ``min_sep`` bins from every stronger kept one."""
+    n = len(hist)
+    idx = np.arange(n)
+    loc = idx[(hist >= np.roll(hist, 1)) & (hist >= np.roll(hist, -1))]
+    loc = loc[np.argsort(-hist[loc], kind="stable")]
+    kept: list[int] = []
+    for i in loc:
+        if all(min(abs(i - k), n - abs(i - k)) > min_sep for k in kept):
+            kept.append(int(i))
+    return [float(hist[i]) for i in kept]
+
+
+def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
+                    max_fourth: float | None = MAX_FOURTH_DIRECTION) -> np.ndarray | None:
     """The three dominant edge-line directions ``(3, 2)`` (unit vectors) inside ``mask``.
 
     Colour gradients of the ``(H, W, 3)`` Lab image are pooled per pixel (structure
     tensor over the channels); their orientations, weighted by strength, are histogrammed
     modulo 180°. A hexagonal pattern under any affine view shows three peaks (tile
     outlines and paint spokes share the same three directions). Returns None when three
-    separated peaks are not found.
+    separated peaks are not found, or (``max_fourth``) when a fourth separated direction
+    peak reaches ``max_fourth`` times the third: the pattern is then not hexagonal.
     """
     jxx = np.zeros(lab.shape[:2], np.float32)
     jyy = np.zeros_like(jxx)
@@ -377,6 +398,12 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180) -> np.nd
         return None
     if smooth[int(peaks[2] / 180 * bins) % bins] < 0.15 * smooth.max():
         return None
+    if max_fourth is not None:
+        v = separated_peak_heights(smooth, 25.0 * bins / 180.0)
+        # a hexagonal pattern has exactly three line directions; a square grid split into
+        # triangles (Colomino) shows four, a photo of other things a spread of them
+        if len(v) >= 4 and v[3] > max_fourth * v[2]:
+            return None
     rad = np.radians(peaks)
     return np.stack([np.cos(rad), np.sin(rad)], axis=1)
 
