@@ -92,9 +92,10 @@ def playwright_instance():
 def browsers(playwright_instance, pictures, tmp_path_factory, server, scaffold_server):
     """game -> a Chromium context whose fake camera shows that game's picture.
 
-    Depends on the servers so that the browsers close before the servers stop.
-    ``bypass_csp``: Playwright's wait_for_function evaluates strings, which the app's
-    Content-Security-Policy (no eval) forbids; the header itself is tested elsewhere.
+    Depends on the servers so that the browsers close before the servers stop. The
+    app's real Content-Security-Policy stays on (no ``bypass_csp``): the tests poll with
+    ``page.evaluate`` (DevTools protocol, not the page's eval) and fail on any CSP
+    violation the page reports (see ``open_page`` in the tests).
     """
     opened = {}
 
@@ -108,7 +109,6 @@ def browsers(playwright_instance, pictures, tmp_path_factory, server, scaffold_s
                 headless=True,
                 args=[*CHROMIUM_ARGS, f"--use-file-for-fake-video-capture={y4m}"],
                 viewport={"width": 1280, "height": 900},
-                bypass_csp=True,
             )
             opened[game] = context
         return opened[game]

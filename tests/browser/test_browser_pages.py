@@ -7,6 +7,7 @@ drawing is exercised with the TEST SCAFFOLDING recogniser (truth JSON of the pic
 
 from __future__ import annotations
 
+import time
 from importlib.util import find_spec
 
 import cv2
@@ -20,24 +21,27 @@ ANSWERED = "document.getElementById('recognition-status').dataset.kind !== 'info
 
 
 def wait_js(page, expression: str, timeout: float = 15_000) -> None:
-    """Wait until ``expression`` is true, polling on a timer; on a timeout, fail with
-    the page's message line.
+    """Wait until ``expression`` is true, polling every 100 ms with ``page.evaluate``; on a
+    timeout, fail with the page's message line.
 
-    (Playwright's default requestAnimationFrame polling starves while the page redraws
-    the camera canvas on every animation frame.)
+    ``page.evaluate`` goes through the DevTools protocol, so it works under the app's
+    Content-Security-Policy (``wait_for_function`` with a string needs ``eval``, which
+    the policy forbids; its requestAnimationFrame polling also starves while the page
+    redraws the camera canvas on every animation frame).
     """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(expression, timeout=timeout, polling=100)
-    except PlaywrightTimeout:
-        message = page.text_content("#messages")
-        pytest.fail(f"timed out waiting for {expression}; page message: {message!r}")
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            message = page.text_content("#messages")
+            pytest.fail(f"timed out waiting for {expression}; page message: {message!r}")
+        page.wait_for_timeout(100)
 
 
 @pytest.fixture
 def open_page():
-    """Open a page (closed after the test, so its camera stream ends) and collect JS errors."""
+    """Open a page (closed after the test, so its camera stream ends) and collect its
+    JavaScript errors and Content-Security-Policy violations (Chromium reports those on
+    the console)."""
     opened = []
 
     def opener(context, url):
@@ -45,6 +49,12 @@ def open_page():
         opened.append(page)
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on(
+            "console",
+            lambda msg: errors.append(msg.text)
+            if "Content Security Policy" in msg.text
+            else None,
+        )
         page.goto(url)
         return page, errors
 
@@ -335,3 +345,21 @@ def test_js_notation_and_segments_mirror_the_engine(open_page, browsers, server)
     segments = page.evaluate("(codes) => codes.map((c) => HexBoard.segments(c).join(''))", codes)
     assert segments == ["".join(Tile.parse(c).segments) for c in codes]
     assert not errors
+
+
+def test_pages_run_under_the_real_content_security_policy(open_page, browsers, server):
+    """The policy is on in these browsers (an injected inline script is refused and
+    reported), and every page loads without a violation."""
+    for path in ("/", "/caribo/", "/colomino/", "/wauri/", "/calibrate/"):
+        page, errors = open_page(browsers("caribo"), f"{server.url}{path}")
+        assert "script-src 'self'" in page.evaluate(
+            "fetch(location.href).then((r) => r.headers.get('content-security-policy'))"
+        )
+        assert not errors, (path, errors)
+    page.evaluate(
+        """() => { const s = document.createElement('script');
+                   s.textContent = 'window.inlineRan = true'; document.body.append(s); }"""
+    )
+    page.wait_for_timeout(100)
+    assert page.evaluate("window.inlineRan === undefined")
+    assert any("Content Security Policy" in e for e in errors), errors
