@@ -5,11 +5,18 @@ through :func:`decode_photo`: the header is read first (Pillow, lazily), the pix
 count is checked against a limit before any pixel is decoded (decompression bombs), the
 EXIF orientation is applied, and the result is an ``(H, W, 3)`` ``uint8`` array in
 OpenCV's BGR channel order.
+
+Memory: a photo that passes the limit is decoded once in its own mode (Pillow keeps
+RGB at 4 bytes per pixel, grey at 1) and copied into the BGR result in strips of about
+4 MB, so the peak is about the decoded image plus the 3-byte-per-pixel result (no
+whole-image RGB copy, no whole-image channel swap). ``benchmarks/upload_bombs.py``
+measures it.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from pathlib import Path
 
@@ -23,6 +30,8 @@ MAX_PIXELS = 50_000_000
 #: Largest encoded photo accepted, in bytes.
 MAX_BYTES = 40 * 1024 * 1024
 ACCEPTED_FORMATS = {"JPEG", "PNG", "WEBP", "BMP", "TIFF", "MPO"}
+#: Bytes of the result copied per strip (bounds the temporary copies of the conversion).
+STRIP_BYTES = 4 * 1024 * 1024
 
 
 class PhotoError(FormatError):
@@ -42,6 +51,7 @@ def decode_photo(data: bytes, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
+            warnings.simplefilter("ignore", UserWarning)  # corrupt EXIF/TIFF tags: skipped
             img = Image.open(io.BytesIO(data))
             if img.format not in ACCEPTED_FORMATS:
                 raise PhotoError(f"image: unsupported format {img.format}")
@@ -52,17 +62,41 @@ def decode_photo(data: bytes, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
                 raise PhotoError(
                     f"image: {width}x{height} pixels exceeds the limit of {max_pixels} pixels"
                 )
-            img = ImageOps.exif_transpose(img)
-            img = img.convert("RGB")
+            ImageOps.exif_transpose(img, in_place=True)  # no whole-image copy when upright
+            img.load()
+            return _to_bgr(img)
     except PhotoError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning):
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        # Pillow's own guard fires in Image.open, before our check, for headers that
+        # declare more than Image.MAX_IMAGE_PIXELS (about 89 million) pixels.
+        match = re.search(r"\((\d+) pixels\)", str(exc))
+        declared = f"{match.group(1)} pixels" if match else "its declared size"
+        raise PhotoError(
+            f"image: {declared} exceeds the limit of {max_pixels} pixels (decompression bomb)"
+        ) from None
+    except UnidentifiedImageError:
         raise PhotoError("image: not a readable image (unknown type or corrupt header)") from None
-    except (OSError, SyntaxError, ValueError) as exc:
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         raise PhotoError(f"image: corrupt or truncated ({reason})") from None
-    rgb = np.asarray(img, dtype=np.uint8)
-    return np.ascontiguousarray(rgb[:, :, ::-1])
+    except Exception as exc:  # any other decoder failure on untrusted bytes is a bad photo
+        raise PhotoError(f"image: could not be decoded ({exc.__class__.__name__})") from None
+
+
+def _to_bgr(img: Image.Image) -> np.ndarray:
+    """Copy a loaded Pillow image of any mode into a new ``(H, W, 3)`` BGR ``uint8`` array,
+    converting strips of about :data:`STRIP_BYTES` at a time."""
+    width, height = img.size
+    out = np.empty((height, width, 3), dtype=np.uint8)
+    step = max(1, STRIP_BYTES // (3 * width))
+    for top in range(0, height, step):
+        bottom = min(height, top + step)
+        strip = img.crop((0, top, width, bottom))
+        if strip.mode != "RGB":
+            strip = strip.convert("RGB")
+        out[top:bottom] = np.asarray(strip)[:, :, ::-1]
+    return out
 
 
 def read_photo(path: str | Path, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
