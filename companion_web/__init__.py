@@ -76,14 +76,15 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 
 def _register_errors(app: Flask) -> None:
-    """Every error is JSON ``{"error": "..."}`` with a 4xx (or 503) status."""
+    """Every error is JSON ``{"error": "..."}``: 4xx for the request (a rules timeout is
+    422), 503 for a missing part, 500 for a crash."""
     from flask import jsonify, request
     from werkzeug.exceptions import HTTPException
 
     from engines.errors import FormatError, IllegalMoveError
 
     from .games import IllegalEvent
-    from .rules import RulesFailure, RulesUnavailable
+    from .rules import RulesFailure, RulesTimeout, RulesUnavailable
 
     @app.errorhandler(404)
     def not_found(_exc):
@@ -104,8 +105,13 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(RulesFailure)
     def engine_failed(exc):
-        app.logger.warning("rules engine failure on %s: %s", request.path, exc)
-        return jsonify(error=str(exc)), 503
+        app.logger.error("rules engine failure on %s: %s", request.path, exc)
+        return jsonify(error=str(exc)), 500
+
+    @app.errorhandler(RulesTimeout)
+    def too_slow(exc):
+        app.logger.warning("rules question over its time limit on %s: %s", request.path, exc)
+        return jsonify(error=str(exc)), 422
 
     @app.errorhandler(IllegalEvent)
     def illegal(exc):
