@@ -5,7 +5,8 @@
 - ``POST /api/calibrate/caribo`` (multipart ``image``) — runs
   ``boardcam calibrate caribo PHOTO -o <instance>/calibration-caribo.json`` in a child
   process (bounded by ``CALIBRATE_TIMEOUT``); 200 with the calibration, 422 when the
-  photo does not show all 36 tiles, 400 for a bad upload
+  photo does not show all 36 tiles or the fit runs over the time limit, 400 for a bad
+  upload, 503 without the command, 500 when it crashes
 - ``DELETE /api/calibration/caribo`` — forget it (204)
 
 ``POST /api/caribo/recognize`` passes the stored calibration to the recogniser.
@@ -92,7 +93,10 @@ def calibrate(game: str):
             timeout=float(current_app.config["CALIBRATE_TIMEOUT"]),
         )
         if result is None:
-            return jsonify(error="calibration took too long; try a smaller photo"), 503
+            limit = float(current_app.config["CALIBRATE_TIMEOUT"])
+            return jsonify(
+                error=f"calibration did not finish within {limit:g} s; try a smaller photo"
+            ), 422
         code, stdout, stderr = result
         if code == 0 and out.is_file():
             target.write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
@@ -102,7 +106,8 @@ def calibrate(game: str):
         return jsonify(error=message or "the photo could not be used"), 422
     if code == 2:
         return jsonify(error=message or "the photo could not be used"), 400
-    return jsonify(error=f"calibration failed ({message or f'exit {code}'})"), 503
+    current_app.logger.error("calibration failed: %s", message or f"exit {code}")
+    return jsonify(error=f"calibration failed ({message or f'exit {code}'})"), 500
 
 
 @bp.delete("/api/calibration/<game>")

@@ -17,8 +17,15 @@ tried first and dropped: it re-imports the ``__main__`` script in every child.)
 
 Exit codes map to :class:`RulesAnswer` (0 answered, 1 negative answer) or to
 :class:`RulesInputError` (2, malformed input — the one-line message is kept),
-:class:`RulesUnavailable` (the game's command is not installed yet) and
-:class:`RulesFailure` (a crash or a timeout).
+:class:`RulesUnavailable` (the game's command is not installed yet),
+:class:`RulesTimeout` (the question ran over its time limit) and :class:`RulesFailure`
+(a crash or an answer that is not JSON).
+
+HTTP statuses (``companion_web.create_app``): a missing engine is the server's fault and
+is 503; a crash is 500; a timeout is 422 — the engines' searches are bounded by the
+input (a solver on a large or odd figure, a long Wauri search), so a question that runs
+over the limit is one this server cannot answer *for this input*, and the message says
+what to change. Malformed input is 400 and a negative answer is 200 (``negative``).
 """
 
 from __future__ import annotations
@@ -43,6 +50,12 @@ GAMES = ("caribo", "colomino", "wauri")
 #: Default time limit for one rules question, in seconds.
 DEFAULT_TIMEOUT = 20.0
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: What the user can change when a question runs over the time limit.
+TIMEOUT_HINTS = {
+    ("caribo", "solve"): "this figure is too hard to solve here; try a smaller figure",
+    ("caribo", "moves"): "try a smaller board or fewer tiles in the hand",
+    ("wauri", "best"): "ask with a shorter search time",
+}
 
 
 class RulesUnavailable(BoardcamError):
@@ -54,7 +67,11 @@ class RulesInputError(FormatError):
 
 
 class RulesFailure(RuntimeError):
-    """The engine crashed, printed something that is not JSON, or ran out of time."""
+    """The engine crashed or printed something that is not JSON (a server fault)."""
+
+
+class RulesTimeout(RuntimeError):
+    """The question did not finish within its time limit (the worker was replaced)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +121,10 @@ def ask(
                 argv.append(str(item))
         result = run_command(argv, cwd=folder, timeout=timeout)
     if result is None:
-        raise RulesFailure(f"the {game} rules engine did not answer within {timeout:g} s")
+        raise RulesTimeout(
+            f"{game} {subcommand}: no answer within the server's limit of {timeout:g} s"
+            f" ({TIMEOUT_HINTS.get((game, subcommand), 'try a smaller input')})"
+        )
     return _interpret(game, subcommand, *result)
 
 

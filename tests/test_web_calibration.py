@@ -72,3 +72,17 @@ def test_a_broken_calibration_file_is_ignored(tmp_path):
     (tmp_path / "calibration-caribo.json").write_text("{not json", encoding="utf-8")
     with app.app_context():
         assert calibration_pages.load_for("caribo") is None
+
+
+def test_a_fit_over_the_time_limit_is_422_and_a_crash_is_500(client, monkeypatch):
+    monkeypatch.setattr(rules, "run_command", lambda argv, *, cwd, timeout: None)
+    slow = client.post("/api/calibrate/caribo", data=upload(jpeg_bytes(PICTURE)))
+    assert slow.status_code == 422
+    assert slow.get_json()["error"].startswith("calibration did not finish within 120 s")
+    monkeypatch.setattr(
+        rules, "run_command", lambda argv, *, cwd, timeout: (70, "", "Traceback\nValueError: x\n")
+    )
+    crash = client.post("/api/calibrate/caribo", data=upload(jpeg_bytes(PICTURE)))
+    assert crash.status_code == 500
+    assert crash.get_json() == {"error": "calibration failed (ValueError: x)"}
+    assert client.get("/api/calibration").get_json() == {"caribo": None}

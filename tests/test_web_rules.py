@@ -123,13 +123,38 @@ def test_rules_unavailable_is_503(client, monkeypatch):
     assert response.get_json() == {"error": "rules for wauri are not available yet"}
 
 
-def test_a_slow_engine_is_cut_off(tmp_path):
+def test_a_slow_engine_is_cut_off_with_a_422_saying_what_to_change(tmp_path):
+    """A question that runs over the limit is one this server cannot answer for this
+    input: 422 with a message naming the question, the limit and what to change."""
     from companion_web import create_app
 
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "RULES_TIMEOUT": 0.05})
     response = app.test_client().post("/api/wauri/best", json={"position": START})
-    assert response.status_code == 503
-    assert "did not answer within 0.05 s" in response.get_json()["error"]
+    assert response.status_code == 422
+    message = response.get_json()["error"]
+    assert message.startswith("wauri best: no answer within the server's limit of 0.05 s")
+    assert "shorter search" in message
+
+
+def test_the_solver_over_its_limit_on_a_large_figure_is_422(tmp_path):
+    from companion_web import create_app
+    from companion_web.caribo_pages import figure_library
+
+    figure = next(f["figure"] for f in figure_library() if f["name"] == "rectangle-6x6")
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "RULES_TIMEOUT": 0.02})
+    response = app.test_client().post("/api/caribo/solve", json={"figure": figure})
+    assert response.status_code == 422
+    assert "try a smaller figure" in response.get_json()["error"]
+
+
+def test_an_engine_crash_is_500_with_a_message(client, monkeypatch):
+    """A crash is the server's fault (500), still JSON with a message for the page."""
+    monkeypatch.setattr(
+        rules, "run_command", lambda argv, *, cwd, timeout: (70, "", "Traceback\nKeyError: 3\n")
+    )
+    response = client.post("/api/wauri/best", json={"position": START})
+    assert response.status_code == 500
+    assert response.get_json() == {"error": "the wauri rules engine failed (KeyError: 3)"}
 
 
 def test_a_timed_out_worker_is_replaced(tmp_path):

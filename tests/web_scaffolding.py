@@ -188,6 +188,7 @@ class LiveServer:
         self.server = waitress.create_server(
             app, host="127.0.0.1", port=0, threads=4, url_scheme=url_scheme
         )
+        self.app = app
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self._run, daemon=True)

@@ -41,10 +41,12 @@
 
   forget.addEventListener("click", async () => {
     try {
-      await fetch("/api/calibration/caribo", { method: "DELETE", credentials: "same-origin" });
-    } finally {
-      refresh();
+      await api("/api/calibration/caribo", { method: "DELETE" });
+      showMessage("");
+    } catch (e) {
+      showMessage(e.message);
     }
+    refresh();
   });
 
   refresh();

@@ -363,3 +363,31 @@ def test_pages_run_under_the_real_content_security_policy(open_page, browsers, s
     page.wait_for_timeout(100)
     assert page.evaluate("window.inlineRan === undefined")
     assert any("Content Security Policy" in e for e in errors), errors
+
+
+def test_every_kind_of_error_shows_the_servers_message(open_page, browsers, server,
+                                                       monkeypatch):  # fmt: skip
+    """503 (a missing engine), 422 (a rules question over its time limit) and 500 (an
+    engine crash): the page shows each one's message."""
+    from companion_web import rules
+
+    page, errors = open_page(browsers("wauri"), f"{server.url}/wauri/")
+    monkeypatch.setattr(rules, "available", lambda game: False)
+    page.click("#best-button")
+    wait_js(page, "!document.getElementById('messages').hidden")
+    assert page.text_content("#messages") == "rules for wauri are not available yet"
+    monkeypatch.undo()
+    monkeypatch.setitem(server.app.config, "RULES_TIMEOUT", 0.02)
+    page.click("#best-button")
+    wait_js(page, "document.getElementById('messages').textContent.includes('limit')")
+    assert "no answer within the server's limit of 0.02 s" in page.text_content("#messages")
+    monkeypatch.undo()
+    monkeypatch.setattr(rules, "run_command", lambda argv, *, cwd, timeout: (70, "", "Boom\n"))
+    page.click("#best-button")
+    wait_js(page, "document.getElementById('messages').textContent.includes('Boom')")
+    assert page.text_content("#messages") == "the wauri rules engine failed (Boom)"
+    monkeypatch.undo()
+    page.click("#best-button")  # and the message goes once the server answers again
+    page.wait_for_selector(".pit.suggested", timeout=15_000)
+    assert page.is_hidden("#messages")
+    assert not errors
