@@ -2,8 +2,9 @@
 
 - ``GET /colomino/`` — the camera page
 - ``POST /api/colomino/recognize`` — photo → board state (see :mod:`.recognition`)
-- ``POST /api/colomino/score`` ``{"before", "after"}`` → the turn's courts and points
-  (``colomino score``; an illegal difference is a negative answer)
+- ``POST /api/colomino/score`` ``{"before", "after", "side_walls"?}`` → the turn's courts
+  and points (``colomino score [--side-walls]``; an illegal difference is a negative
+  answer)
 - ``GET /api/colomino/layout/<size>`` — the default rim markings and printed fields
 """
 
@@ -13,6 +14,7 @@ from flask import Blueprint, abort, current_app, jsonify, render_template
 
 from . import rules
 from .api_support import json_body, object_field, rules_response
+from .games import SessionInputError
 from .recognition import recognize_upload
 from .rules import FileArg
 from .status import game_samples
@@ -40,14 +42,18 @@ def recognize():
 
 @bp.post("/api/colomino/score")
 def score():
-    """Score the turn that leads from ``before`` to ``after``."""
+    """Score the turn that leads from ``before`` to ``after`` (``side_walls``: the
+    east/west board edges enclose courts too)."""
     body = json_body()
     before = object_field(body, "before")
     after = object_field(body, "after")
+    side_walls = body.get("side_walls", False)
+    if not isinstance(side_walls, bool):
+        raise SessionInputError("side_walls: must be true or false")
     answer = rules.ask(
         GAME,
         "score",
-        [FileArg.json(before), FileArg.json(after)],
+        [FileArg.json(before), FileArg.json(after), *(["--side-walls"] if side_walls else [])],
         timeout=float(current_app.config["RULES_TIMEOUT"]),
     )
     return rules_response(answer)

@@ -20,6 +20,10 @@ from .rules import FileArg
 GAMES = rules.GAMES
 PLAYER_LIMITS = {"caribo": (2, 4), "colomino": (1, 4), "wauri": (2, 2)}
 CARIBO_SET_SIZE = 36
+COLOMINO_SET_SIZE = 144
+#: Colomino end options (engines/colomino/README.md): after the turn that puts a tile in
+#: row 0, every player plays one more turn ("all") or only the other players ("others").
+COLOMINO_FINAL_ROUNDS = ("all", "others")
 WAURI_SIDES = ("south", "north")
 
 
@@ -55,6 +59,25 @@ def check_players(game: str, players) -> list[str]:
     if not low <= len(players) <= high:
         raise SessionInputError(f"players: {game} is played by {low} to {high} players")
     return players
+
+
+def check_settings(game: str, settings) -> dict:
+    """A new session's ``settings`` with the game's defaults filled in, or a 400 naming
+    the field. Colomino: ``size`` 9|12, ``final_round`` "all"|"others", ``side_walls``
+    (whether the east/west edges enclose courts); Wauri: ``variant`` (the end rule)."""
+    if not isinstance(settings, dict):
+        raise SessionInputError("settings: must be a JSON object")
+    out = dict(settings)
+    if game == "colomino":
+        if out.setdefault("size", 9) not in (9, 12):
+            raise SessionInputError("settings.size: must be 9 or 12")
+        if out.setdefault("final_round", "all") not in COLOMINO_FINAL_ROUNDS:
+            raise SessionInputError("settings.final_round: must be 'all' or 'others'")
+        if not isinstance(out.setdefault("side_walls", False), bool):
+            raise SessionInputError("settings.side_walls: must be true or false")
+    if game == "wauri" and not isinstance(out.setdefault("variant", False), bool):
+        raise SessionInputError("settings.variant: must be true or false")
+    return out
 
 
 def start_state(game: str, settings: dict) -> dict:
@@ -152,7 +175,7 @@ def confirm(game: str, previous: dict, kind: str, payload: dict, settings: dict)
     if game == "caribo":
         return _caribo(previous, state, kind)
     if game == "colomino":
-        return _colomino(previous, state, kind)
+        return _colomino(previous, state, kind, settings)
     return _wauri_correction(state, settings)
 
 
@@ -170,12 +193,15 @@ def _caribo(previous: dict, state: dict, kind: str) -> Confirmed:
     return Confirmed(state, data, state["notation"])
 
 
-def _colomino(previous: dict, state: dict, kind: str) -> Confirmed:
+def _colomino(previous: dict, state: dict, kind: str, settings: dict) -> Confirmed:
+    options = ["--side-walls"] if settings.get("side_walls") else []
     if kind == "correction":
         # Only the format is checked: a correction may change anything.
-        rules.ask("colomino", "score", [FileArg.json(state), FileArg.json(state)])
+        rules.ask("colomino", "score", [FileArg.json(state), FileArg.json(state), *options])
         return Confirmed(state, {}, "correction")
-    answer = rules.ask("colomino", "score", [FileArg.json(previous), FileArg.json(state)])
+    answer = rules.ask(
+        "colomino", "score", [FileArg.json(previous), FileArg.json(state), *options]
+    )
     if answer.negative:
         data = answer.data if isinstance(answer.data, dict) else {}
         raise IllegalEvent("not a legal turn", data.get("problems"))
@@ -247,26 +273,7 @@ def summary(game: str, players: list[str], settings: dict, events: list[dict]) -
             fewest = min(left)
             out["over"], out["winner"] = True, [i for i, x in enumerate(left) if x == fewest]
     elif game == "colomino":
-        scores = [{"yellow": 0, "blue": 0, "points": 0} for _ in players]
-        trigger_at = None
-        for index, e in enumerate(moves):
-            if e["kind"] == "move" and e["player"] is not None:
-                s = scores[e["player"]]
-                for key in ("yellow", "blue", "points"):
-                    s[key] += int(e["answer"].get(key, 0))
-                if trigger_at is None and _colomino_goal_row_reached(e["state"]):
-                    trigger_at = index
-        out["scores"] = scores
-        out["turn"] = (first + len(moves)) % n
-        if trigger_at is not None:
-            remaining = n - (len(moves) - 1 - trigger_at)
-            out["turns_left"] = max(remaining, 0)
-            if remaining <= 0:
-                best = max((s["points"], s["blue"]) for s in scores)
-                out["over"] = True
-                out["winner"] = [
-                    i for i, s in enumerate(scores) if (s["points"], s["blue"]) == best
-                ]
+        out.update(_colomino_summary(n, first, settings, moves))
     else:
         out["history"] = [
             {"seq": e["seq"], "player": e["player"], "moves": e["answer"].get("moves", [])}
@@ -284,9 +291,64 @@ def summary(game: str, players: list[str], settings: dict, events: list[dict]) -
     return out
 
 
-def _colomino_goal_row_reached(state: dict) -> bool:
-    rows = state.get("rows") or []
-    return bool(rows) and any(cell not in (".", "") for cell in rows[0])
+def _colomino_summary(n: int, first: int, settings: dict, moves: list[dict]) -> dict:
+    """Colomino scoreboard and end (engines/colomino/README.md, "End" and "Winners").
+
+    The game ends at the end of the turn that completes the final round (started by the
+    turn that puts a tile in row 0: then ``n`` more turns with ``final_round`` "all",
+    ``n - 1`` with "others"), after a full round of turns without a tile placed, or when
+    all 144 tiles lie on the board (bag and racks empty). Winners: most points, then most
+    blue chips; players still tied share the win; everybody tied is a draw (no winner).
+    """
+    scores = [{"yellow": 0, "blue": 0, "points": 0} for _ in range(n)]
+    extra = n if settings.get("final_round", "all") == "all" else n - 1
+    trigger_at = end_reason = None
+    idle = 0  # consecutive turns without a tile placed
+    for index, e in enumerate(moves):
+        answer = e["answer"] if e["kind"] == "move" else {}
+        placements = answer.get("placements") or []
+        if e["player"] is not None:
+            for key in ("yellow", "blue", "points"):
+                scores[e["player"]][key] += int(answer.get(key, 0))
+        idle = 0 if placements else idle + 1
+        if trigger_at is None and any(p.get("row") == 0 for p in placements):
+            trigger_at = index
+        if trigger_at is not None and index - trigger_at >= extra:
+            end_reason = "final round played"
+        elif idle >= n:
+            end_reason = "a full round without a tile placed"
+        elif _colomino_tiles_on_board(e["state"]) >= COLOMINO_SET_SIZE:
+            end_reason = "every tile is on the board"
+        if end_reason:
+            break
+    out: dict = {
+        "scores": scores,
+        "turn": (first + len(moves)) % n,
+        "final_round": settings.get("final_round", "all"),
+        "side_walls": bool(settings.get("side_walls", False)),
+    }
+    if trigger_at is not None:
+        out["turns_left"] = max(trigger_at + extra - (len(moves) - 1), 0)
+    if end_reason:
+        out["over"], out["end_reason"] = True, end_reason
+        out["winner"], out["decided_by"] = _colomino_winners(scores)
+    return out
+
+
+def _colomino_winners(scores: list[dict]) -> tuple[list[int], str]:
+    """(winner indices, how it was decided: "points", "blue chips", "shared" or "draw")."""
+    best = max((s["points"], s["blue"]) for s in scores)
+    leaders = [i for i, s in enumerate(scores) if (s["points"], s["blue"]) == best]
+    if len(scores) > 1 and len(leaders) == len(scores):
+        return [], "draw"
+    if len(leaders) > 1:
+        return leaders, "shared"
+    top_points = sum(s["points"] == best[0] for s in scores)
+    return leaders, "points" if top_points == 1 else "blue chips"
+
+
+def _colomino_tiles_on_board(state: dict) -> int:
+    return sum(cell not in (".", "") for row in state.get("rows") or [] for cell in row)
 
 
 def player_for_move(game: str, players: list[str], settings: dict, events: list[dict]) -> int:

@@ -97,6 +97,7 @@ def create_session():
     settings = body.get("settings") or {}
     if not isinstance(settings, dict):
         raise SessionInputError("settings: must be a JSON object")
+    settings = games.check_settings(game, settings)
     players = games.check_players(game, body.get("players"))
     if "first_player" in settings and settings["first_player"] not in range(len(players)):
         raise SessionInputError("settings.first_player: not a player index")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from web_scaffolding import colomino_column
 
 from companion_web import rules
 
@@ -98,6 +101,19 @@ def test_colomino_score_of_a_legal_turn_and_an_illegal_one(client, cli, tmp_path
     back = client.post("/api/colomino/score", json={"before": turn, "after": EMPTY9}).get_json()
     assert back["negative"] is True
     assert back["answer"]["legal"] is False and back["answer"]["problems"]
+
+
+def test_colomino_score_with_side_walls(client, cli):
+    column, top = colomino_column()
+    after_top = json.loads(json.dumps(column))
+    after_top["rows"][top["row"]][top["col"]] = top["tile"]
+    for walls, points in ((True, 1), (False, 0)):
+        request = {"before": column, "after": after_top, "side_walls": walls}
+        body = client.post("/api/colomino/score", json=request).get_json()
+        assert body["answer"]["points"] == points
+    bad = client.post("/api/colomino/score", json={"before": column, "after": after_top,
+                                                   "side_walls": "yes"})  # fmt: skip
+    assert bad.status_code == 400 and bad.get_json()["error"].startswith("side_walls")
 
 
 def test_wauri_play_and_best(client, cli):

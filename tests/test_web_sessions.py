@@ -10,6 +10,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from web_scaffolding import colomino_column
 
 from companion_web import create_app
 from companion_web.games import caribo_extends, caribo_tile_count, summary
@@ -174,21 +175,120 @@ def test_colomino_session_scores_turns(client):
     assert back.get_json()["problems"]
 
 
-def test_colomino_scoreboard_and_end_of_game():
-    def move(player, points, blue, rows):
-        answer = {"points": points, "blue": blue, "yellow": points - 2 * blue}
-        return {"kind": "move", "player": player, "state": {"rows": rows}, "answer": answer}
+def colomino_move(player, points=0, blue=0, rows=None, placements=((8, 0),)):
+    """A confirmed Colomino move as the session stores it (rules answer included)."""
+    answer = {"points": points, "blue": blue, "yellow": points - 2 * blue,
+              "placements": [{"row": r, "col": c, "tile": "RRRR"} for r, c in placements]}
+    return {"kind": "move", "player": player, "answer": answer,
+            "state": {"rows": rows or [["."] * 9 for _ in range(9)]}}  # fmt: skip
 
-    low = [["."] * 9 for _ in range(9)]
-    high = [["RRRR"] + ["."] * 8] + [["."] * 9 for _ in range(8)]
-    events = [{"kind": "start", "player": None, "state": {"rows": low}, "answer": {}},
-              move(0, 3, 1, low), move(1, 3, 0, high), move(0, 0, 0, high)]  # fmt: skip
+
+def colomino_pass(player):
+    return {"kind": "pass", "player": player, "answer": {}, "state": {"rows": [["."] * 9] * 9}}
+
+
+START_EVENT = {"kind": "start", "player": None, "state": {"rows": [["."] * 9] * 9}, "answer": {}}
+
+
+def test_colomino_scoreboard_and_end_of_game():
+    events = [START_EVENT, colomino_move(0, 3, 1), colomino_move(1, 3, 0, placements=[(0, 4)]),
+              colomino_move(0)]  # fmt: skip
     s = summary("colomino", ["A", "B"], {}, events)
     assert s["scores"][0]["points"] == 3 and s["scores"][1]["points"] == 3
-    assert not s["over"] and s["turns_left"] == 1
-    events.append(move(1, 0, 0, high))
+    assert not s["over"] and s["turns_left"] == 1 and s["final_round"] == "all"
+    events.append(colomino_move(1))
     s = summary("colomino", ["A", "B"], {}, events)
     assert s["over"] and s["winner"] == [0]  # equal points, more blue chips
+    assert s["decided_by"] == "blue chips" and s["end_reason"] == "final round played"
+
+
+@pytest.mark.parametrize("final_round, turns_after", [("all", 3), ("others", 2)])
+def test_colomino_final_round_option(final_round, turns_after):
+    """A tile in row 0 starts the final round: after that turn every player plays once
+    more ("all", the one who reached it included) or only the others ("others")."""
+    players = ["A", "B", "C"]
+    events = [START_EVENT, colomino_move(0), colomino_move(1, 2, placements=[(0, 3)])]
+    settings = {"final_round": final_round}
+    for k in range(turns_after):
+        s = summary("colomino", players, settings, events)
+        assert not s["over"] and s["turns_left"] == turns_after - k
+        events.append(colomino_move((2 + k) % 3))
+    s = summary("colomino", players, settings, events)
+    assert s["over"] and s["turns_left"] == 0 and s["winner"] == [1]
+    assert s["decided_by"] == "points"
+
+
+def test_colomino_ends_after_a_full_round_without_a_tile():
+    players = ["A", "B", "C"]
+    events = [START_EVENT, colomino_move(0, 2), colomino_pass(1),
+              colomino_move(2, placements=[]), colomino_pass(0)]  # a 0-tile turn is no tile
+    s = summary("colomino", players, {}, events[:-1])
+    assert not s["over"]
+    s = summary("colomino", players, {}, events)
+    assert s["over"] and s["end_reason"] == "a full round without a tile placed"
+    assert s["winner"] == [0]
+
+
+def test_colomino_ends_when_every_tile_lies_on_the_board():
+    full = [["RRRR"] * 12 for _ in range(12)]
+    events = [START_EVENT, colomino_move(0, 1, rows=full, placements=[(5, 5)])]
+    s = summary("colomino", ["A", "B"], {"size": 12}, events)
+    assert s["over"] and s["end_reason"] == "every tile is on the board"
+
+
+def test_colomino_winners_shared_and_draw():
+    events = [START_EVENT, colomino_move(0, 2, 1), colomino_move(1, 2, 1), colomino_pass(2),
+              colomino_pass(0), colomino_pass(1), colomino_pass(2)]  # fmt: skip
+    s = summary("colomino", ["A", "B", "C"], {}, events)
+    assert s["over"] and s["winner"] == [0, 1] and s["decided_by"] == "shared"
+    events = [START_EVENT, colomino_pass(0), colomino_pass(1)]
+    s = summary("colomino", ["A", "B"], {}, events)
+    assert s["over"] and s["winner"] == [] and s["decided_by"] == "draw"
+
+
+def test_colomino_session_options_side_walls_and_final_round(client):
+    """Through the API with the real engine: side walls make the corner cell a court,
+    "others" ends the game after the other player's turn, the winner is announced."""
+    column, top = colomino_column()
+    settings = {"size": 9, "final_round": "others", "side_walls": True}
+    session = new(client, game="colomino", players=["Ana", "Ben"], settings=settings)
+    assert session["settings"] == settings
+    sid = session["id"]
+    fixed = client.post(f"/api/sessions/{sid}/events", json={"kind": "correction",
+                                                             "state": column})  # fmt: skip
+    assert fixed.status_code == 201
+    after = json.loads(json.dumps(column))
+    after["rows"][top["row"]][top["col"]] = top["tile"]
+    body = client.post(f"/api/sessions/{sid}/events", json={"state": after}).get_json()
+    assert body["event"]["answer"]["courts"] == [
+        {"row": 0, "col": 0, "kind": "open", "multiplier": 1}
+    ]
+    summary_now = body["session"]["summary"]
+    assert summary_now["scores"][0]["points"] == 1 and summary_now["turns_left"] == 1
+    assert not summary_now["over"] and summary_now["turn"] == 1
+    body = client.post(f"/api/sessions/{sid}/events", json={"kind": "pass"}).get_json()
+    final = body["session"]["summary"]
+    assert final["over"] and final["winner"] == [0] and final["decided_by"] == "points"
+    late = client.post(f"/api/sessions/{sid}/events", json={"kind": "pass"})
+    assert late.status_code == 422 and late.get_json()["error"] == "the game is over"
+    # without side walls the same turn pays nothing
+    plain = new(client, game="colomino", players=["Ana", "Ben"])["id"]
+    assert new(client, game="colomino")["settings"] == {
+        "size": 9, "final_round": "all", "side_walls": False}  # fmt: skip
+    client.post(f"/api/sessions/{plain}/events", json={"kind": "correction", "state": column})
+    body = client.post(f"/api/sessions/{plain}/events", json={"state": after}).get_json()
+    assert body["event"]["answer"]["points"] == 0
+
+
+@pytest.mark.parametrize(
+    "settings, field",
+    [({"final_round": "first"}, "settings.final_round"),
+     ({"side_walls": "yes"}, "settings.side_walls"), ({"size": 10}, "settings.size")],
+)  # fmt: skip
+def test_bad_colomino_settings_are_400(client, settings, field):
+    response = client.post("/api/sessions", json={"game": "colomino", "settings": settings})
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith(field)
 
 
 def test_corrections_replace_the_state_without_a_turn(client):

@@ -214,3 +214,30 @@ class LiveServer:
 def upload(data: bytes, name: str = "photo.jpg") -> dict:
     """A multipart form body for the Flask test client with ``image`` = ``data``."""
     return {"image": (io.BytesIO(data), name)}
+
+
+def colomino_column(size: int = 9, col: int = 0, top: int = 1) -> tuple[dict, dict]:
+    """A legal Colomino board with one column of tiles from the base line up to row
+    ``top`` (each the engine's first legal fit, no pattern more than twice), and the
+    engine's first legal placement ``{"row", "col", "tile"}`` in the cell above it."""
+    from collections import Counter
+
+    from engines.colomino import Board, Tile, full_tile_set, parse_state, state_to_json
+
+    empty = {"game": "colomino", "size": size, "rows": [["."] * size for _ in range(size)]}
+    board = Board.from_state(parse_state(empty))
+    patterns = sorted({Tile.parse(t).pattern for t in full_tile_set() if t != "*"})
+    used: Counter = Counter()
+
+    def fit(row):
+        return next(
+            p
+            for p in board.legal_placements(patterns)
+            if (p.row, p.col) == (row, col) and used[p.tile.pattern] < 2
+        )
+
+    for row in range(size - 1, top - 1, -1):
+        placement = fit(row)
+        board.put(row, col, placement.tile)
+        used[placement.tile.pattern] += 1
+    return state_to_json(board.to_state()), fit(top - 1).to_json()
