@@ -358,6 +358,7 @@ const Boardcam = (() => {
       this.list = document.getElementById("session-list");
       document.getElementById("session-start").addEventListener("click", () => this.create());
       document.getElementById("session-undo").addEventListener("click", () => this.undo());
+      document.getElementById("session-correct").addEventListener("click", () => this.correct());
       this.list.addEventListener("change", () => this.list.value && this.load(this.list.value));
       this.refreshList();
     }
@@ -405,10 +406,17 @@ const Boardcam = (() => {
         showMessage("");
         return data;
       } catch (e) {
-        const problems = e.data && e.data.problems ? ` (${e.data.problems.map(String).join("; ")})` : "";
-        showMessage(e.message + problems);
+        const problems = ((e.data && e.data.problems) || []).map(String).filter((p) => p !== e.message);
+        showMessage(problems.length ? `${e.message} (${problems.join("; ")})` : e.message);
         return null;
       }
+    }
+
+    // Manual correction of the session's position: the board as the page shows it now
+    // replaces the stored one (checked for format by the engine; no turn is counted).
+    async correct() {
+      if (!this.handlers.currentState) return null;
+      return this.confirm({ kind: "correction", state: this.handlers.currentState() });
     }
 
     async undo() {
@@ -437,7 +445,9 @@ const Boardcam = (() => {
       this.history.replaceChildren();
       for (const e of session.events) {
         const who = e.player === null ? e.kind : names[e.player];
-        const line = e.kind === "start" ? "start position" : `${who}: ${e.notation || e.kind}`;
+        const line = e.kind === "start" ? "start position"
+          : e.kind === "correction" ? "correction: the board was replaced"
+            : `${who}: ${e.notation || e.kind}`;
         this.history.append(el("li", { class: e.undone ? "undone" : "", text: `${e.seq}. ${line}${e.undone ? " (undone)" : ""}` }));
       }
       if (this.handlers.onSession) this.handlers.onSession(session);

@@ -253,6 +253,7 @@
   }
 
   page = Boardcam.initGamePage({
+    currentState: () => ({ game: "caribo", notation: boardInput.value }),
     drawOverlay,
     onRecognized,
     onSession,

@@ -5,6 +5,8 @@
   const { api, showMessage, el, svg } = Boardcam;
   const COLOURS = { R: "#d62828", Y: "#f2c500", G: "#2a9d3a", B: "#1f5fd6" };
   const sizeSelect = document.getElementById("board-size");
+  const sideWalls = document.getElementById("side-walls");
+  const finalRound = document.getElementById("final-round");
   const result = document.getElementById("score-result");
   const courtList = document.getElementById("court-list");
   let layout = null;
@@ -105,7 +107,7 @@
   async function score() {
     result.dataset.asked = "1";
     try {
-      const data = await api("/api/colomino/score", { method: "POST", json: { before, after: board } });
+      const data = await api("/api/colomino/score", { method: "POST", json: { before, after: board, side_walls: sideWalls.checked } });
       if (data.negative) {
         lastScore = null;
         result.textContent = "Not a legal turn.";
@@ -173,25 +175,63 @@
     ctx.restore();
   }
 
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const listNames = (names) => names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0];
+
+  // The end-of-game announcement: winner(s), points, and the blue chips when they decide.
+  function announcement(session) {
+    const s = session.summary;
+    const names = session.players;
+    const score = (i) => s.scores[i];
+    const why = { "final round played": "the final round is played", "a full round without a tile placed": "a full round passed without a tile placed", "every tile is on the board": "every tile is on the board" }[s.end_reason] || "the game is over";
+    if (s.decided_by === "draw") {
+      const a = score(0);
+      return `Game over (${why}): a draw — everybody has ${plural(a.points, "point")} and ${plural(a.blue, "blue chip")}.`;
+    }
+    const w = s.winner.map((i) => names[i]);
+    const top = score(s.winner[0]);
+    if (s.decided_by === "shared") {
+      return `Game over (${why}): ${listNames(w)} share the win with ${plural(top.points, "point")} and ${plural(top.blue, "blue chip")} each.`;
+    }
+    if (s.decided_by === "blue chips") {
+      const tied = s.scores.map((x, i) => i).filter((i) => score(i).points === top.points && i !== s.winner[0]);
+      const next = Math.max(...tied.map((i) => score(i).blue));
+      return `Game over (${why}): ${w[0]} wins — ${plural(top.points, "point")} like ${listNames(tied.map((i) => names[i]))}, but more blue chips (${top.blue} to ${next}).`;
+    }
+    return `Game over (${why}): ${w[0]} wins with ${plural(top.points, "point")}.`;
+  }
+
   function onSession(session) {
     before = clone(session.state);
     board = clone(session.state);
+    lastScore = null; // the stored position is the new "before": nothing is scored on it yet
+    courtList.replaceChildren();
     const s = session.summary;
-    const rows = session.players.map((name, i) => el("tr", { class: i === s.turn && !s.over ? "to-move" : "" },
+    const settings = session.settings || {};
+    if (settings.size && String(settings.size) !== sizeSelect.value) {
+      sizeSelect.value = String(settings.size);
+      loadLayout(settings.size).then(draw);
+    }
+    sideWalls.checked = Boolean(settings.side_walls);
+    finalRound.value = settings.final_round || "all";
+    const rows = session.players.map((name, i) => el("tr", { class: [i === s.turn && !s.over ? "to-move" : "", (s.winner || []).includes(i) ? "winner" : ""].join(" ").trim() },
       el("td", { text: name }), el("td", { text: String(s.scores[i].yellow) }), el("td", { text: String(s.scores[i].blue) }), el("td", { text: String(s.scores[i].points) })));
     const box = document.getElementById("scoreboard");
     box.replaceChildren(el("table", { class: "scoreboard" }, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Yellow" }), el("th", { text: "Blue" }), el("th", { text: "Points" })), ...rows));
-    if (s.over) box.append(el("p", { class: "announce", text: `Game over: ${(s.winner || []).map((i) => session.players[i]).join(" and ")} wins!` }));
-    else if (s.turns_left !== undefined) box.append(el("p", { class: "announce", text: `The goal row is reached: ${s.turns_left} turn(s) left.` }));
+    const rulesLine = `${settings.side_walls ? "Side edges close courts" : "Side edges are open"}; final round: ${settings.final_round === "others" ? "the others play once more" : "everybody plays once more"}.`;
+    box.append(el("p", { class: "small", id: "session-rules", text: rulesLine }));
+    if (s.over) box.append(el("p", { class: "announce", id: "announcement", "data-over": "yes", text: announcement(session) }));
+    else if (s.turns_left !== undefined) box.append(el("p", { class: "announce", id: "announcement", "data-over": "no", text: `A tile reached the goal row: final round, ${plural(s.turns_left, "turn")} left (${session.players[s.turn]} next).` }));
     draw();
   }
 
   page = Boardcam.initGamePage({
+    currentState: () => board,
     drawOverlay,
     onRecognized,
     onSession,
     previousState: () => JSON.stringify(before),
-    newSession: () => ({ settings: { size: Number(sizeSelect.value) } }),
+    newSession: () => ({ settings: { size: Number(sizeSelect.value), side_walls: sideWalls.checked, final_round: finalRound.value } }),
   });
 
   sizeSelect.addEventListener("change", async () => {
@@ -206,7 +246,12 @@
   document.getElementById("score-button").addEventListener("click", score);
   document.getElementById("confirm-turn").addEventListener("click", async () => {
     const data = await page.sessions.confirm({ kind: "move", state: board });
-    if (data) result.textContent = `Turn confirmed: +${data.event.answer.points} points.`;
+    if (data) result.textContent = `Turn confirmed: +${plural(data.event.answer.points, "point")}.`;
   });
+  document.getElementById("pass-turn").addEventListener("click", async () => {
+    const data = await page.sessions.confirm({ kind: "pass" });
+    if (data) result.textContent = "Turn passed: no tile placed.";
+  });
+  sideWalls.addEventListener("change", () => { lastScore = null; if (result.dataset.asked) score(); else draw(); });
   loadLayout(9).then(draw);
 })();

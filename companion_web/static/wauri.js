@@ -154,6 +154,7 @@
   }
 
   page = Boardcam.initGamePage({
+    currentState: () => position,
     drawOverlay,
     onRecognized,
     onSession,

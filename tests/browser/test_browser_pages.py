@@ -391,3 +391,56 @@ def test_every_kind_of_error_shows_the_servers_message(open_page, browsers, serv
     page.wait_for_selector(".pit.suggested", timeout=15_000)
     assert page.is_hidden("#messages")
     assert not errors
+
+
+def test_colomino_end_options_and_winner_announcement(open_page, browsers, server, artifacts):
+    """Side walls and "the others play once more", set on the page: a correction lays a
+    column up to row 1, Ana's tile in the corner of the goal row is an open court (the
+    west edge closes it), Ben's turn is the last one, and the winner is announced."""
+    from web_scaffolding import colomino_column
+
+    column, top = colomino_column()
+    page, errors = open_page(browsers("colomino"), f"{server.url}/colomino/")
+    page.wait_for_selector("#board-view rect.rim")
+    page.check("#side-walls")
+    page.select_option("#final-round", "others")
+    page.fill("#session-players", "Ana, Ben")
+    page.click("#session-start")
+    wait_js(page, "!document.getElementById('session-info').hidden")
+    assert "Side edges close courts" in page.text_content("#session-rules")
+
+    def lay(row, col, code):
+        page.once("dialog", lambda dialog: dialog.accept(code))
+        page.click(f"#board-view g.cell[data-row='{row}'][data-col='{col}']")
+        page.wait_for_selector(f"#board-view g.cell[data-row='{row}'][data-col='{col}']"
+                               f"[data-value='{code}']")  # fmt: skip
+
+    for row in range(8, 0, -1):
+        lay(row, 0, column["rows"][row][0])
+    page.click("#session-correct")
+    wait_js(page, "document.querySelectorAll('#session-history li').length === 2")
+    assert "correction" in page.text_content("#session-history")
+    lay(top["row"], top["col"], top["tile"])
+    page.click("#score-button")
+    wait_js(page, "document.getElementById('score-result').textContent.includes('placed')")
+    assert page.text_content("#score-result") == (
+        "1 tile placed: 1 yellow, 0 blue chips = 1 point."
+    )
+    assert page.locator("#board-view circle.chip.open").count() == 1
+    page.click("#confirm-turn")
+    wait_js(page, "document.querySelectorAll('#session-history li').length === 3")
+    assert page.text_content("#announcement") == (
+        "A tile reached the goal row: final round, 1 turn left (Ben next)."
+    )
+    page.click("#pass-turn")
+    wait_js(page, "document.getElementById('announcement').dataset.over === 'yes'")
+    assert page.text_content("#announcement") == (
+        "Game over (the final round is played): Ana wins with 1 point."
+    )
+    assert page.text_content("#session-summary") == "Game over — winner: Ana"
+    assert "winner" in (page.locator("#scoreboard tr").nth(1).get_attribute("class") or "")
+    page.screenshot(path=str(artifacts / "colomino-game-over.png"), full_page=True)
+    page.click("#pass-turn")  # nothing more after the end: the server's message is shown
+    wait_js(page, "!document.getElementById('messages').hidden")
+    assert page.text_content("#messages") == "the game is over"
+    assert not errors
