@@ -24,9 +24,21 @@ def create_app(test_config: dict | None = None) -> Flask:
     (tests only).
     """
     from flask import Flask
+    from flask.json.provider import DefaultJSONProvider
+
+    class BoundedJSONProvider(DefaultJSONProvider):
+        """JSON too deeply nested for the parser is malformed JSON (a ValueError, so
+        ``get_json(silent=True)`` gives None and the route answers 400), not a 500."""
+
+        def loads(self, s, **kwargs):
+            try:
+                return super().loads(s, **kwargs)
+            except RecursionError:
+                raise ValueError("JSON nested too deeply") from None
 
     instance_path = (test_config or {}).get("INSTANCE_PATH")
     app = Flask(__name__, instance_relative_config=True, instance_path=instance_path)
+    app.json = BoundedJSONProvider(app)
     app.config.from_mapping(
         SAMPLE_IMAGES=str(SAMPLE_IMAGES),
         MAX_CONTENT_LENGTH=20 * 1024 * 1024,

@@ -35,9 +35,12 @@ def read_argument(value: str, what: str) -> str:
         return value
     path = Path(value[1:])
     try:
-        if path.stat().st_size > MAX_ARGUMENT_BYTES:
+        # bounded read: st_size is 0 for /dev/zero, pipes and /proc files
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_ARGUMENT_BYTES + 1)
+        if len(raw) > MAX_ARGUMENT_BYTES:
             raise UsageError(f"{what}: file {path} is larger than {MAX_ARGUMENT_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
+        return raw.decode("utf-8")
     except UsageError:
         raise
     except FileNotFoundError:
@@ -64,6 +67,9 @@ def read_json_argument(value: str, what: str):
         raise UsageError(f"{what}: not valid JSON ({exc.msg} at {where})") from None
     except RecursionError:
         raise UsageError(f"{what}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer longer than int() converts (4300 digits)
+        reason = str(exc).split(";")[0]
+        raise UsageError(f"{what}: not valid JSON ({reason})") from None
 
 
 def emit(obj) -> None:

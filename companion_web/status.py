@@ -37,14 +37,21 @@ def recognizer_status() -> dict[str, bool]:
 
 
 def sample_pictures() -> list[str]:
-    """Names of the sample pictures (relative to ``SAMPLE_IMAGES``), sorted."""
+    """Names of the sample pictures (relative to ``SAMPLE_IMAGES``), sorted.
+
+    A symbolic link is listed only if it resolves inside the folder (no file outside
+    the sample folder is ever served).
+    """
     folder = Path(current_app.config["SAMPLE_IMAGES"])
     if not folder.is_dir():
         return []
+    inside = folder.resolve()
     return sorted(
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*")
-        if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+        if p.is_file()
+        and p.suffix.lower() in IMAGE_SUFFIXES
+        and p.resolve().is_relative_to(inside)
     )
 
 

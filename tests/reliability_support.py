@@ -5,6 +5,7 @@
   that inflates to ``width × height`` pixels from a few KB);
 - :func:`decode_peak_rss`: decode bytes with :func:`vision.image_io.decode_photo` in a
   fresh child process and measure its peak resident memory (``ru_maxrss``);
+- :func:`fuzz_examples`: example counts of the fuzz tests, scaled by the environment;
 - :class:`ServeProcess`: ``boardcam serve`` as a real child process on a free loopback
   port with its own instance folder (start, JSON requests, SIGKILL, restart).
 """
@@ -22,6 +23,13 @@ import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Multiplies every fuzz test's example count (``BOARDCAM_FUZZ_SCALE=20`` for a long run).
+FUZZ_SCALE = float(os.environ.get("BOARDCAM_FUZZ_SCALE", "1"))
+
+
+def fuzz_examples(n: int) -> int:
+    """``n`` hypothesis examples scaled by ``BOARDCAM_FUZZ_SCALE`` (default 1)."""
+    return max(1, round(n * FUZZ_SCALE))
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:

@@ -20,6 +20,7 @@ from PIL import Image
 from reliability_support import (
     compressible_png,
     decode_peak_rss,
+    fuzz_examples,
     jpeg_header_bomb,
     png_header_bomb,
 )
@@ -209,7 +210,8 @@ def mutated_photo(draw):
     return bytes(data)
 
 
-@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=fuzz_examples(250), deadline=2000,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_photo())
 def test_mutated_photos_decode_or_are_photo_errors(data):
     try:
@@ -220,7 +222,7 @@ def test_mutated_photos_decode_or_are_photo_errors(data):
         assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
 
 
-@settings(max_examples=60, deadline=5000,
+@settings(max_examples=fuzz_examples(40), deadline=5000,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=mutated_photo())
 def test_mutated_uploads_are_never_500(web, data):
