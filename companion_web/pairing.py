@@ -54,6 +54,12 @@ def require_token():
     if presented and hmac.compare_digest(presented.encode(), expected.encode()):
         g.pairing_set_cookie = from_query
         return None
+    current_app.logger.warning(
+        "refused an unpaired request from %s: %s %s",
+        request.remote_addr,
+        request.method,
+        request.path[:200],
+    )
     message = "not paired: open the URL with the pairing token shown in the terminal"
     if request.path.startswith("/api/"):
         return jsonify(error=message), 403

@@ -10,7 +10,16 @@ werkzeug's ``ssl_context`` is for its development server. So LAN mode runs:
 The terminator only decrypts and copies bytes both ways (asyncio's TLS is the
 standard library's, robust and non-blocking); all HTTP handling stays in waitress.
 waitress listens on loopback only, so nothing reaches the app unencrypted from the
-network. Consequence: the app sees every LAN client as 127.0.0.1.
+network.
+
+Client addresses: waitress sees every relayed connection as coming from 127.0.0.1.
+The terminator knows the real peer of each relay and the local port of its backend
+connection, and records ``{backend port: peer}`` before it relays a single byte;
+:class:`PeerAddress` (WSGI middleware, LAN mode only) looks the request's
+``REMOTE_PORT`` up there and sets ``REMOTE_ADDR``/``REMOTE_PORT`` to the real peer. No
+header carries the address, so a client cannot spoof it: client-supplied
+``X-Forwarded-*``, ``Forwarded`` and ``X-Real-IP`` headers are removed, and a request
+that reaches waitress without the terminator (a local process) keeps 127.0.0.1.
 
 The certificate is made on first start with the ``openssl`` command-line tool (present
 on Debian and macOS; the Python ``cryptography`` package is not a dependency) and kept
@@ -140,6 +149,14 @@ class TLSTerminator:
         self._ready = threading.Event()
         self._server = None
         self._error: BaseException | None = None
+        self._peers: dict[int, tuple[str, int]] = {}
+        self._peers_lock = threading.Lock()
+
+    def peer_of(self, backend_port: int) -> tuple[str, int] | None:
+        """The ``(address, port)`` of the client whose relay uses the local port
+        ``backend_port`` towards the backend, or None (not a relayed connection)."""
+        with self._peers_lock:
+            return self._peers.get(backend_port)
 
     def start(self) -> TLSTerminator:
         """Start listening (raises the bind error, if any)."""
@@ -186,12 +203,23 @@ class TLSTerminator:
             self._loop.close()
 
     async def _relay(self, client_reader, client_writer) -> None:
+        peer = client_writer.get_extra_info("peername")
         try:
             backend_reader, backend_writer = await asyncio.open_connection(*self.backend)
         except OSError:
             client_writer.close()
             return
+        local_port = backend_writer.get_extra_info("sockname")[1]
+        with self._peers_lock:  # before any byte reaches the backend
+            self._peers[local_port] = (str(peer[0]), int(peer[1]))
+        try:
+            await self._pipe_both(client_reader, client_writer, backend_reader, backend_writer)
+        finally:
+            with self._peers_lock:
+                if self._peers.get(local_port) == (str(peer[0]), int(peer[1])):
+                    del self._peers[local_port]
 
+    async def _pipe_both(self, client_reader, client_writer, backend_reader, backend_writer):
         async def pipe(reader, writer, *, close_after: bool):
             try:
                 while chunk := await reader.read(65536):
@@ -215,3 +243,36 @@ class TLSTerminator:
             pipe(backend_reader, client_writer, close_after=True),
         )
         backend_writer.close()
+
+
+#: Request headers by which a client could claim another address (removed in LAN mode).
+SPOOFABLE_HEADERS = ("HTTP_FORWARDED", "HTTP_X_REAL_IP", "HTTP_CLIENT_IP")
+
+
+class PeerAddress:
+    """WSGI middleware for LAN mode: the real client address from the terminator.
+
+    ``REMOTE_ADDR``/``REMOTE_PORT`` become the TLS client's when the request came
+    through ``terminator`` (looked up by the backend connection's port, see
+    :meth:`TLSTerminator.peer_of`); ``X-Forwarded-*``, ``Forwarded``, ``X-Real-IP`` and
+    ``Client-IP`` request headers are dropped, so nothing downstream can trust a
+    client-chosen address.
+    """
+
+    def __init__(self, app, terminator: TLSTerminator):
+        self.app, self.terminator = app, terminator
+
+    def __call__(self, environ, start_response):
+        for key in [k for k in environ if k.startswith("HTTP_X_FORWARDED_")]:
+            del environ[key]
+        for key in SPOOFABLE_HEADERS:
+            environ.pop(key, None)
+        if environ.get("REMOTE_ADDR") in ("127.0.0.1", "::1"):
+            try:
+                peer = self.terminator.peer_of(int(environ.get("REMOTE_PORT") or 0))
+            except ValueError:
+                peer = None
+            if peer is not None:
+                environ["REMOTE_ADDR"] = environ["REMOTE_HOST"] = peer[0]
+                environ["REMOTE_PORT"] = str(peer[1])
+        return self.app(environ, start_response)

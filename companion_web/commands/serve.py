@@ -82,7 +82,13 @@ def _run_lan(args) -> int:
     import waitress
 
     from companion_web import create_app
-    from companion_web.tls import CertificateError, TLSTerminator, ensure_certificate, lan_address
+    from companion_web.tls import (
+        CertificateError,
+        PeerAddress,
+        TLSTerminator,
+        ensure_certificate,
+        lan_address,
+    )
 
     host = args.host or "0.0.0.0"
     address = lan_address() if host in ("0.0.0.0", "::") else host
@@ -98,6 +104,7 @@ def _run_lan(args) -> int:
         app, host="127.0.0.1", port=0, threads=args.threads, url_scheme="https"
     )
     terminator = TLSTerminator(host, args.port, ("127.0.0.1", backend.effective_port), cert, key)
+    app.wsgi_app = PeerAddress(app.wsgi_app, terminator)  # the real client address
     try:
         terminator.start()
     except OSError as exc:
