@@ -249,20 +249,39 @@ const Boardcam = (() => {
       this.frame = this.video;
       this.startButton.disabled = true;
       this.freezeButton.disabled = false;
+      this.freezeButton.textContent = "Freeze";
       body.dataset.camera = "live";
       this.setStatus("Camera running; reading the table…");
       this.paint();
       this.sample();
     }
 
+    // Freeze keeps the frame on screen as a still picture (the overlay can still be
+    // redrawn over it); Resume goes back to the live video.
     toggleFreeze() {
       this.frozen = !this.frozen;
       this.freezeButton.textContent = this.frozen ? "Resume" : "Freeze";
       body.dataset.camera = this.frozen ? "frozen" : "live";
-      if (!this.frozen) {
+      if (this.frozen) {
+        if (this.video.videoWidth) {
+          const still = document.createElement("canvas");
+          still.width = this.video.videoWidth;
+          still.height = this.video.videoHeight;
+          still.getContext("2d").drawImage(this.video, 0, 0);
+          this.frame = still;
+        }
+        this.paint();
+      } else {
+        this.frame = this.video;
         this.paint();
         this.sample();
       }
+    }
+
+    // Draw the overlay again after the page's rules answer changed (a still picture is
+    // not redrawn by itself; the live video is, on every animation frame).
+    redraw() {
+      if (this.frame && this.frame !== this.video) this.paint();
     }
 
     // Redraw the frame and the overlay (every animation frame while live).

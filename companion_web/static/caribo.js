@@ -24,6 +24,7 @@
       onCell: correctCell,
       onPlacement: (list) => place(list[0]),
     });
+    if (page) page.camera.redraw();
   }
 
   // Manual correction: tap a cell, type its tile code (0 removes it), rules re-answer.
@@ -115,6 +116,7 @@
   const figureSelect = document.getElementById("figure-select");
   const solutionInput = document.getElementById("solution");
   let figures = [];
+  let puzzleCheck = null; // {notation, details} of the last checked solution (for the overlay)
 
   async function loadFigures() {
     try {
@@ -144,10 +146,12 @@
     try {
       const data = await api("/api/caribo/check", { method: "POST", json: { solution: solutionInput.value, figure: f ? f.figure : undefined } });
       const details = data.answer.details || [];
+      puzzleCheck = { notation: solutionInput.value.trim(), details };
       out.textContent = data.answer.valid ? "Solved! Every edge matches." : "Not solved yet.";
       out.dataset.valid = data.answer.valid ? "yes" : "no";
       list.replaceChildren(...(data.answer.problems || []).map((p) => el("li", { text: String(p) })));
       HexBoard.render(document.getElementById("solution-view"), HexBoard.parse(solutionInput.value), { problems: details });
+      page.camera.redraw();
       showMessage("");
     } catch (e) {
       showMessage(e.message);
@@ -219,16 +223,78 @@
     for (const t of tiles) {
       if (Number.isInteger(t.row)) outline(t.row, t.col, Boardcam.confidenceColour(t.confidence), 3, t.tile || t.code);
     }
-    if (boardInput.value.trim() === (answer.notation || "").trim()) {
+    const shown = (answer.notation || "").trim();
+    const puzzle = !document.getElementById("puzzle-mode").hidden;
+    if (!puzzle && boardInput.value.trim() === shown && answer !== handAnswer) {
       for (const p of placements) outline(p.row, p.col, "#ff2bd6", 4, null);
+    }
+    if (puzzle && puzzleCheck && puzzleCheck.notation === shown) {
+      // the checked solution is this picture: each mismatched edge as a thick red line,
+      // cells with other problems outlined in red
+      for (const d of puzzleCheck.details) {
+        if (!d || !Array.isArray(d.cells) || !d.cells.length) continue;
+        if (d.kind !== "mismatch" || !d.edge) {
+          for (const [r, c] of d.cells) outline(r, c, "#ff3030", 5, null);
+          continue;
+        }
+        const [r, c] = d.cells[0];
+        const [x, y] = HexBoard.centre(r, c, g.firstShifted);
+        const vs = HexBoard.vertices(x, y, 1);
+        const a = map(...vs[d.edge - 1]), b = map(...vs[d.edge % 6]);
+        ctx.lineCap = "round";
+        for (const [colour, width] of [["#ffffff", 15], ["#ff3030", 8]]) {
+          ctx.beginPath();
+          ctx.moveTo(a[0], a[1]);
+          ctx.lineTo(b[0], b[1]);
+          ctx.strokeStyle = colour;
+          ctx.lineWidth = width;
+          ctx.stroke();
+        }
+      }
     }
     ctx.restore();
   }
 
+  // "Show the hand": the next recognised picture shows the player's tiles (held under
+  // the camera or photographed); their identities become the hand, the board stays.
+  const handButton = document.getElementById("hand-from-picture");
+  const handStatus = document.getElementById("hand-status");
+  let readingHand = false;
+  let handAnswer = null; // the picture that was read as the hand (not a board)
+
+  function setReadingHand(on) {
+    readingHand = on;
+    handButton.setAttribute("aria-pressed", String(on));
+    handStatus.textContent = on ? "Show the hand's tiles to the camera, or take a photo of them." : handStatus.textContent;
+  }
+
+  function readHand(answer) {
+    setReadingHand(false);
+    handAnswer = answer;
+    const tiles = (Array.isArray(answer.tiles) ? answer.tiles : []).map((t) => t.tile || t.code).filter(HexBoard.isTile);
+    const seen = [...new Set(tiles.map(identity))];
+    if (!seen.length) {
+      handStatus.textContent = "No tiles recognised in that picture; try again.";
+      return;
+    }
+    handInput.value = seen.join(",");
+    handStatus.textContent = `Hand read from the picture: ${seen.length} tile${seen.length === 1 ? "" : "s"}.`;
+    askMoves();
+  }
+
   function onRecognized(answer) {
     if (typeof answer.notation !== "string") return;
+    if (readingHand) {
+      readHand(answer);
+      return;
+    }
+    if (handAnswer && answer.notation.trim() === (handAnswer.notation || "").trim()) return; // the hand is still in view
+    handAnswer = null;
     if (!document.getElementById("puzzle-mode").hidden) {
-      solutionInput.value = answer.notation;
+      if (solutionInput.value.trim() !== answer.notation.trim()) {
+        solutionInput.value = answer.notation;
+        checkSolution();
+      }
       return;
     }
     if (boardInput.value.trim() !== answer.notation.trim()) {
@@ -262,6 +328,7 @@
   });
 
   document.getElementById("moves-button").addEventListener("click", askMoves);
+  handButton.addEventListener("click", () => setReadingHand(!readingHand));
   document.getElementById("check-button").addEventListener("click", askCheck);
   document.getElementById("confirm-move").addEventListener("click", () => page.sessions.confirm({ kind: "move", state: { game: "caribo", notation: boardInput.value } }));
   document.getElementById("pass-button").addEventListener("click", () => page.sessions.confirm({ kind: "pass" }));

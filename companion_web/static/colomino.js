@@ -88,6 +88,7 @@
       courts: lastScore ? lastScore.courts : [],
       onCell: correctCell,
     });
+    if (page) page.camera.redraw();
   }
 
   function correctCell(r, c, value) {

@@ -147,6 +147,7 @@ const HexBoard = (() => {
       const [x, y] = centre(r, c, grid.firstShifted).map((n) => n * W);
       const vs = vertices(x, y, W * 0.98);
       const a = vs[d.edge - 1], b = vs[d.edge % 6];
+      svgEl.append(Boardcam.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "mismatch-halo" }));
       svgEl.append(Boardcam.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "mismatch", "data-row": r, "data-col": c, "data-edge": d.edge }));
     }
     host.replaceChildren(svgEl);

@@ -46,6 +46,7 @@
         store("south")),
       el("p", { class: "small", id: "wauri-to-move", text: winner ? `Winner: ${winner}` : `${position.to_move} to move` }),
     );
+    if (page) page.camera.redraw();
   }
 
   function askCount(label, current) {
@@ -138,8 +139,30 @@
     if (Array.isArray(answer.moves)) result.textContent = `Moves since the last position: ${answer.moves.join(", ")}`;
   }
 
+  // Pit counts at the pits; the suggested pit (when the picture shows this position)
+  // ringed in green with "play".
   function drawOverlay(ctx, answer) {
-    Boardcam.drawItems(ctx, answer.pits || [], (p) => p.count ?? p.seeds);
+    const pits = answer.pits || [];
+    Boardcam.drawItems(ctx, pits, (p) => p.count ?? p.seeds);
+    const same = Array.isArray(answer.south) && answer.south.join() === position.south.join() && Array.isArray(answer.north) && answer.north.join() === position.north.join();
+    if (!suggested || !same) return;
+    const want = `${position.to_move}${suggested}`;
+    const pit = pits.find((p) => (p.name || p.pit) === want);
+    const at = Boardcam.pixelCentre(pit);
+    if (!at) return;
+    ctx.save();
+    ctx.strokeStyle = "#35e06b";
+    ctx.lineWidth = 7;
+    ctx.beginPath();
+    ctx.arc(at[0], at[1], 34, 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.font = "bold 20px sans-serif";
+    ctx.textAlign = "center";
+    ctx.fillStyle = "rgba(0,0,0,0.7)";
+    ctx.fillRect(at[0] - 26, at[1] - 62, 52, 24);
+    ctx.fillStyle = "#35e06b";
+    ctx.fillText("play", at[0], at[1] - 44);
+    ctx.restore();
   }
 
   function onSession(session) {

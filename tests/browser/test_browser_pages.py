@@ -444,3 +444,113 @@ def test_colomino_end_options_and_winner_announcement(open_page, browsers, serve
     wait_js(page, "!document.getElementById('messages').hidden")
     assert page.text_content("#messages") == "the game is over"
     assert not errors
+
+
+def canvas_pixel(page, x: float, y: float) -> list[int]:
+    """The RGB of the view canvas at picture pixel (x, y)."""
+    return page.evaluate(
+        """([x, y]) => Array.from(document.getElementById('view').getContext('2d')
+               .getImageData(Math.round(x), Math.round(y), 1, 1).data).slice(0, 3)""",
+        [x, y],
+    )
+
+
+def test_caribo_hand_shown_to_the_camera(open_page, browsers, scaffold_server, pictures,
+                                         tmp_path):  # fmt: skip
+    """TEST SCAFFOLDING recogniser: the picture after "Read the hand" gives the hand (tile
+    identities), the board stays, and the legal placements for it are asked."""
+    image, truth = pictures["caribo"]
+    if truth is None:
+        pytest.skip("no CARIBO picture with truth")
+    photo = tmp_path / "hand.jpg"
+    cv2.imwrite(str(photo), image)
+    page, errors = open_page(browsers("caribo"), f"{scaffold_server.url}/caribo/")
+    page.click("#hand-from-picture")
+    assert page.get_attribute("#hand-from-picture", "aria-pressed") == "true"
+    page.set_input_files("#photo-input", str(photo))
+    wait_js(page, "document.getElementById('hand').value !== ''")
+    codes = [p["tile"] for p in truth["pieces"]]
+    identities = list(dict.fromkeys(c if len(c) == 1 else c[2:] for c in codes))
+    assert page.input_value("#hand").split(",") == identities
+    assert page.input_value("#board") == ""  # the picture was the hand, not the table
+    assert page.get_attribute("#hand-from-picture", "aria-pressed") == "false"
+    wait_js(page, "document.getElementById('moves-result').textContent !== ''")
+    assert "legal placement" in page.text_content("#moves-result")
+    assert not errors
+
+
+def test_caribo_puzzle_checked_from_the_photo_with_the_mismatch_on_the_picture(
+    open_page, browsers, scaffold_server, pictures, tmp_path, monkeypatch, artifacts
+):
+    """A photo of a solution with one tile turned (TEST SCAFFOLDING: the truth with one
+    tile rotated): in puzzle mode the page checks it at once and draws each mismatched
+    edge on the picture, at the edge between the two tiles."""
+    from web_scaffolding import truth_answer
+
+    from engines.caribo.notation import parse_board
+    from engines.caribo.puzzles import check_solution
+    from engines.caribo.tiles import Tile
+
+    image, truth = pictures["caribo"]
+    if truth is None:
+        pytest.skip("no CARIBO picture with truth")
+    rows = [row.split(",") for row in truth["state"]["notation"].split(" - ")]
+    r, c = next((r, c) for r, row in enumerate(rows) for c, code in enumerate(row)
+                if len(code.removeprefix("e")) == 4)  # fmt: skip
+    code = rows[r][c].removeprefix("e")
+    turned = Tile.parse(code).rotated(1).code
+    rows[r][c] = rows[r][c].replace(code, turned)
+    notation = " - ".join(",".join(row) for row in rows)
+    answer = truth_answer(truth)
+    answer["notation"] = notation
+    answer["tiles"] = [dict(t, tile=turned) if (t["row"], t["col"]) == (r, c) else t
+                       for t in answer["tiles"]]  # fmt: skip
+    problems = check_solution(parse_board(notation))
+    details = [p.to_json() for p in problems if p.kind == "mismatch"]
+    assert details
+    monkeypatch.setitem(scaffold_server.app.config, "RECOGNIZER", lambda *a, **k: answer)
+    photo = tmp_path / "solution.jpg"
+    cv2.imwrite(str(photo), image)
+    page, errors = open_page(browsers("caribo"), f"{scaffold_server.url}/caribo/")
+    page.click("#tab-puzzle")
+    wait_js(page, "document.querySelectorAll('#figure-select option').length > 1")
+    page.set_input_files("#photo-input", str(photo))
+    wait_js(page, "document.getElementById('puzzle-result').textContent === 'Not solved yet.'")
+    assert page.input_value("#solution") == notation
+    assert page.locator("#solution-view line.mismatch").count() == len(details)
+    centre = {(t["row"], t["col"]): t["center_px"] for t in answer["tiles"]}
+    page.wait_for_timeout(100)
+    for d in details:
+        (a, b) = (centre[tuple(c)] for c in d["cells"])
+        middle = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        assert canvas_pixel(page, *middle) == [255, 48, 48], d
+    page.screenshot(path=str(artifacts / "caribo-puzzle-photo-mismatch.png"), full_page=True)
+    assert not errors
+
+
+def test_wauri_suggested_pit_ringed_on_the_picture(open_page, browsers, scaffold_server,
+                                                   pictures, tmp_path, artifacts):  # fmt: skip
+    """TEST SCAFFOLDING recogniser: the counts from the photo, the suggested pit ringed
+    on the picture itself."""
+    image, truth = pictures["wauri"]
+    if truth is None:
+        pytest.skip("no Wauri picture with truth")
+    photo = tmp_path / "wauri.jpg"
+    cv2.imwrite(str(photo), image)
+    page, errors = open_page(browsers("wauri"), f"{scaffold_server.url}/wauri/")
+    page.set_input_files("#photo-input", str(photo))
+    wait_js(page, "document.getElementById('recognition-status').dataset.kind === 'ok'")
+    state = truth["state"]
+    for side in ("south", "north"):
+        for pit in range(1, 7):
+            shown = page.text_content(f".pit[data-side={side}][data-pit='{pit}']")
+            assert shown == str(state[side][pit - 1])
+    page.click("#best-button")
+    page.wait_for_selector(".pit.suggested", timeout=15_000)
+    pit = page.get_attribute(".pit.suggested", "data-pit")
+    mover = page.get_attribute(".pit.suggested", "data-side")
+    centre = next(p["center_px"] for p in truth["pieces"] if p["pit"] == f"{mover}{pit}")
+    page.wait_for_timeout(100)
+    assert canvas_pixel(page, centre[0] + 34, centre[1]) == [53, 224, 107]
+    page.screenshot(path=str(artifacts / "wauri-suggestion-overlay.png"), full_page=True)
+    assert not errors
