@@ -170,11 +170,35 @@ const Boardcam = (() => {
     return a.map((row, i) => row[n] / row[i]);
   }
 
-  // Default overlay: a marker and a label at every item that has a pixel centre.
+  // Picture pixels per CSS pixel of the view canvas (>= 1): overlay text and lines are
+  // drawn this much larger so that they stay readable when a big frame is shown small
+  // (a phone).
+  function overlayScale(ctx) {
+    const shown = ctx.canvas.getBoundingClientRect().width;
+    return shown > 0 ? Math.max(1, ctx.canvas.width / shown) : 1;
+  }
+
+  // Median distance from each point to its nearest neighbour (Infinity for < 2 points).
+  function typicalSpacing(points) {
+    if (points.length < 2) return Infinity;
+    const nearest = points.map((p, i) => {
+      let best = Infinity;
+      points.forEach((q, j) => { if (i !== j) best = Math.min(best, Math.hypot(p[0] - q[0], p[1] - q[1])); });
+      return best;
+    }).sort((a, b) => a - b);
+    return nearest[Math.floor(nearest.length / 2)];
+  }
+
+  // Default overlay: a marker at every item that has a pixel centre, and its label where
+  // the label fits between the neighbours (else the diagram beside the picture has it).
   function drawItems(ctx, items, labelOf) {
+    const k = overlayScale(ctx);
+    const font = Math.round(13 * k);
+    const spacing = typicalSpacing((items || []).map(pixelCentre).filter(Boolean));
+    const radius = Math.min(16, 0.4 * spacing);
     ctx.save();
-    ctx.lineWidth = 3;
-    ctx.font = "bold 18px sans-serif";
+    ctx.lineWidth = Math.max(3, 2 * k);
+    ctx.font = `bold ${font}px sans-serif`;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     for (const item of items || []) {
@@ -183,15 +207,15 @@ const Boardcam = (() => {
       const colour = confidenceColour(item.confidence);
       ctx.strokeStyle = colour;
       ctx.beginPath();
-      ctx.arc(p[0], p[1], 16, 0, 2 * Math.PI);
+      ctx.arc(p[0], p[1], radius, 0, 2 * Math.PI);
       ctx.stroke();
       const label = String(labelOf(item) ?? "");
-      if (label) {
+      const w = ctx.measureText(label).width + 0.5 * font;
+      if (label && w <= 0.95 * spacing) {
         ctx.fillStyle = "rgba(0,0,0,0.65)";
-        const w = ctx.measureText(label).width + 8;
-        ctx.fillRect(p[0] - w / 2, p[1] + 18, w, 22);
+        ctx.fillRect(p[0] - w / 2, p[1] + radius + 2, w, 1.3 * font);
         ctx.fillStyle = colour;
-        ctx.fillText(label, p[0], p[1] + 29);
+        ctx.fillText(label, p[0], p[1] + radius + 2 + 0.65 * font);
       }
     }
     ctx.restore();
@@ -500,5 +524,5 @@ const Boardcam = (() => {
     return { camera, sessions };
   }
 
-  return { api, el, svg, showMessage, pixelCentre, fitLatticeMap, fitAffine, drawItems, confidenceColour, initGamePage, game };
+  return { api, el, svg, showMessage, pixelCentre, fitLatticeMap, fitAffine, drawItems, overlayScale, confidenceColour, initGamePage, game };
 })();

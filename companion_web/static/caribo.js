@@ -200,6 +200,12 @@
       Boardcam.drawItems(ctx, tiles, (t) => t.tile || t.code);
       return;
     }
+    // Labels only where a tile is shown at least 34 CSS pixels wide (else the diagram
+    // beside the picture carries them); lines a little thicker on a small screen.
+    const k = Boardcam.overlayScale(ctx);
+    const [u0, u1] = [map(0, 0), map(1, 0)];
+    const tileOnScreen = Math.hypot(u1[0] - u0[0], u1[1] - u0[1]) / k;
+    const font = Math.round(12 * k);
     const outline = (r, c, colour, width, label) => {
       const [x, y] = HexBoard.centre(r, c, g.firstShifted);
       const vs = HexBoard.vertices(x, y, 1).map(([vx, vy]) => map(vx, vy));
@@ -207,16 +213,18 @@
       vs.forEach(([px, py], i) => (i ? ctx.lineTo(px, py) : ctx.moveTo(px, py)));
       ctx.closePath();
       ctx.strokeStyle = colour;
-      ctx.lineWidth = width;
+      ctx.lineWidth = width * Math.max(1, 0.6 * k);
       ctx.stroke();
-      if (label) {
+      if (label && tileOnScreen >= 34) {
         const [cx, cy] = map(x, y);
-        ctx.font = "bold 16px sans-serif";
+        ctx.font = `bold ${font}px sans-serif`;
         ctx.textAlign = "center";
+        ctx.textBaseline = "middle";
         ctx.fillStyle = "rgba(0,0,0,0.6)";
-        ctx.fillRect(cx - 24, cy - 10, 48, 20);
+        const w = ctx.measureText(label).width + 0.4 * font;
+        ctx.fillRect(cx - w / 2, cy - 0.65 * font, w, 1.3 * font);
         ctx.fillStyle = colour;
-        ctx.fillText(label, cx, cy + 5);
+        ctx.fillText(label, cx, cy);
       }
     };
     ctx.save();

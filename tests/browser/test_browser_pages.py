@@ -554,3 +554,24 @@ def test_wauri_suggested_pit_ringed_on_the_picture(open_page, browsers, scaffold
     assert canvas_pixel(page, centre[0] + 34, centre[1]) == [53, 224, 107]
     page.screenshot(path=str(artifacts / "wauri-suggestion-overlay.png"), full_page=True)
     assert not errors
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_phone_viewport(open_page, browsers, scaffold_server, pictures, tmp_path, artifacts,
+                        game):  # fmt: skip
+    """390×844 (a phone): nothing wider than the screen, the picture with its overlay
+    fits the width, the rules panel follows below it."""
+    photo = tmp_path / f"{game}.jpg"
+    cv2.imwrite(str(photo), pictures[game][0])
+    page, errors = open_page(browsers(game), f"{scaffold_server.url}/{game}/")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.set_input_files("#photo-input", str(photo))
+    wait_js(page, ANSWERED, timeout=30_000)
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    view = page.locator("#view").bounding_box()
+    rules_panel = page.locator("#rules-panel").bounding_box()
+    assert view["x"] >= 0 and view["x"] + view["width"] <= 390
+    assert rules_panel["y"] >= view["y"] + view["height"]  # one column on a phone
+    page.screenshot(path=str(artifacts / f"phone-{game}.png"), full_page=True)
+    assert not errors
