@@ -66,8 +66,12 @@ NOMINAL_SRGB = {"R": (205, 35, 45), "Y": (245, 200, 20), "G": (30, 150, 70), "B"
 #: Saturation (max−min)/max of linear RGB after white balance above which a triangle
 #: counts as coloured (plastic colours ≥ 0.6, board prints ≤ 0.3 once balanced).
 MIN_SATURATION = 0.45
-#: Lightness (CIE L*) by which a joker's centre exceeds the plain cells around it.
-JOKER_DL = 3.0
+#: Brightness ratio to the print around it above which a uniform cell is a joker.
+JOKER_RATIO = 1.2
+#: A joker's four triangles differ in chromaticity (r, g, b sums to 1) by less than this.
+JOKER_UNIFORM = 0.03
+#: A joker's tint against the print stays below this saturation (a solid tile's does not).
+JOKER_MAX_TINT = 0.45
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
 
@@ -482,6 +486,68 @@ def white_balance(tri: np.ndarray, centre: np.ndarray) -> np.ndarray:
     return ref / max(float(ref.mean()), 1e-5)
 
 
+def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
+                sigma: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+    """The board print's colour under the local light, cell by cell.
+
+    Lamps light a board unevenly in brightness *and* colour (a warm lamp beside cool
+    daylight), so one global balance leaves the print tinted in parts of the board. The
+    print is seen in the cells whose four triangles share one chromaticity and which are
+    near-neutral after the running estimate; their log colours are averaged with a
+    Gaussian weight (``sigma`` cells, normalised convolution) — three passes, starting
+    from the global balance ``gain``. Cells far from any plain cell fall back to the
+    board's mean print.
+
+    ``tri (n, n, 4, 3)``, ``centre (n, n, 3)`` linear RGB, ``gain (3,)``. Returns
+    ``(local, loo)``, both ``(n, n, 3)`` linear RGB: the print's colour at every cell, and
+    the same estimate leaving the cell itself out (to judge a plain cell against its
+    neighbours, e.g. a white joker against the print).
+    """
+    from scipy.ndimage import gaussian_filter
+
+    n = tri.shape[0]
+    wb = tri / gain
+    chrom = wb / np.maximum(wb.sum(-1, keepdims=True), 1e-5)
+    uniform = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1) < 0.03
+    logc = np.log(np.maximum(centre, 1e-5))
+    start = np.median(logc[uniform], axis=0) if uniform.sum() >= 3 else np.log(
+        np.maximum(gain * float(np.median(centre)), 1e-5))
+    ref = np.broadcast_to(start, (n, n, 3))
+    loo = ref
+    delta = np.zeros((n, n))
+    delta[n // 2, n // 2] = 1.0
+    g0 = float(gaussian_filter(delta, sigma, mode="constant")[n // 2, n // 2])
+    for it in range(3):
+        c = np.exp(logc - ref)
+        csat = (c.max(-1) - c.min(-1)) / np.maximum(c.max(-1), 1e-5)
+        cand = uniform & (csat < (0.35 if it == 0 else 0.15))
+        if cand.sum() < 3:
+            break
+        w = cand.astype(np.float64)
+        num = np.stack([gaussian_filter(logc[..., k] * w, sigma, mode="constant")
+                        for k in range(3)], axis=-1)
+        den = gaussian_filter(w, sigma, mode="constant")[..., None]
+        mean = logc[cand].mean(axis=0)
+        ref = (num + 1e-3 * mean) / (den + 1e-3)
+        own = (w * g0)[..., None]
+        loo = (num - own * logc + 1e-3 * mean) / (den - own + 1e-3)
+    return np.exp(ref), np.exp(loo)
+
+
+def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
+    """Split per-cell colourfulness ``score (...)`` (saturation against the local print,
+    0..1) into plain cells and tiles: Otsu's threshold, kept within ``lo..hi``."""
+    hist, edges = np.histogram(np.clip(score.ravel(), 0, 1), bins=50, range=(0, 1))
+    p = hist.astype(np.float64) / max(1, hist.sum())
+    mids = (edges[:-1] + edges[1:]) / 2
+    w0 = np.cumsum(p)
+    m0 = np.cumsum(p * mids)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = np.nan_to_num((m0[-1] * w0 - m0) ** 2 / (w0 * (1 - w0)))
+    t = float(mids[int(np.argmax(between))]) if between.max() > 0 else lo
+    return float(np.clip(t, lo, hi))
+
+
 def saturation_threshold(sat: np.ndarray) -> float:
     """Split triangle saturations ``(...)`` into print and plastic (Otsu's threshold on a
     histogram of 0..1), kept within 0.15..:data:`MIN_SATURATION` — lamp glare makes
@@ -607,62 +673,54 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     M = MARGIN_CELLS * CELL
     tri, centre, rim_lin = read_canonical(canon, n)
     gain = white_balance(tri, centre)
+    # plain cells and tiles are told apart against the print beside them (local light)
+    local, loo = print_field(tri, centre, gain)
+    tri_n = tri / local[:, :, None, :]
+    # saturation against the local print: brightness-independent, so shadows and lamp
+    # fall-off do not turn tiles into empty cells, and glare-washed plastic stays apart
+    sat = (tri_n.max(axis=-1) - tri_n.min(axis=-1)) / np.maximum(tri_n.max(axis=-1), 1e-4)
+    cell_score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)   # two most coloured
+    thr = tile_threshold(cell_score)
+    is_tile = cell_score > thr
+    # white plastic (joker) on a tinted print looks tinted against the print, but it is
+    # uniform, at most moderately so and not darker than the print; or clearly lighter
+    chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
+    uniform = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1) < JOKER_UNIFORM
+    ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
+    joker_like = uniform & (cell_score < JOKER_MAX_TINT) & (
+        (is_tile & (ratio > 0.95)) | (ratio > JOKER_RATIO))
+    jokers = sorted(((float(ratio[r, c]), r, c) for r, c in zip(
+        *np.nonzero(joker_like), strict=True)), reverse=True)[:4]
+    for _, r, c in jokers:
+        is_tile[r, c] = False
+    # hues after the board's global print balance (a tinted print would bend the hues
+    # if every cell were balanced on its own)
     tri_lab = linear_to_lab(tri / gain)
-    cen_lab = linear_to_lab(centre / gain)
     rim_lab = linear_to_lab(rim_lin / gain)
     chroma = np.hypot(tri_lab[..., 1], tri_lab[..., 2])
-    # coloured = saturated in linear RGB after white balance (brightness-independent,
-    # so lamp fall-off and shadows do not turn tiles into empty cells)
-    wb = tri / gain
-    sat = (wb.max(axis=-1) - wb.min(axis=-1)) / np.maximum(wb.max(axis=-1), 1e-4)
-    coloured = (sat > saturation_threshold(sat)) & (chroma > 6.0)
+    rim_chroma = np.hypot(rim_lab[..., 1], rim_lab[..., 2])
+    coloured = is_tile[..., None] & (sat > 0.3)
     ab = np.concatenate([tri_lab[coloured][:, 1:], rim_lab.reshape(-1, 3)[:, 1:]])
-    wts = np.concatenate([chroma[coloured], np.hypot(rim_lab[..., 1], rim_lab[..., 2]).ravel()])
+    wts = np.concatenate([chroma[coloured], rim_chroma.ravel()])
     cent = _hue_centres(ab, wts)
     labels, margin = classify_hues(tri_lab, cent)
     rim_labels, rim_margin = classify_hues(rim_lab, cent)
     warnings: list[str] = []
-    # cells in the canonical frame; a cell whose four triangles are alike, pale and
-    # not darker than the print is plastic white (joker) or print, never a tile
-    n_col = coloured.sum(axis=2)
-    spread = (wb.max(axis=2) - wb.min(axis=2)).sum(axis=-1) / np.maximum(wb.mean(axis=(2, 3)),
-                                                                          1e-4)
-    L = cen_lab[..., 0]
-    print_like = (sat.max(axis=2) < 0.3) & (spread < 0.25)
-    ref_L = float(np.median(L[print_like])) if print_like.any() else float(np.median(L))
-    # white plastic under a tinted print balance looks pale-coloured: uniform, at most
-    # moderately saturated and lighter than the print → not a coloured tile
-    pale = (spread < 0.25) & ((sat.max(axis=2) < MIN_SATURATION)
-                              | ((sat.max(axis=2) < 0.6) & (L > ref_L + JOKER_DL)))
-    n_col[pale] = 0
-    dist = hue_distances(tri_lab, cent)
-    labels = harmonise_edges(labels, dist, n_col >= 3, rim_labels,
-                             hue_distances(rim_lab, cent))
+    # evidence of a hue grows with the colour's chroma (washed-out plastic is unsure)
+    dist = hue_distances(tri_lab, cent) * np.clip(chroma / 30.0, 0.2, 1.0)[..., None]
+    rim_dist = hue_distances(rim_lab, cent) * np.clip(rim_chroma / 30.0, 0.2, 1.0)[..., None]
+    labels = harmonise_edges(labels, dist, is_tile, rim_labels, rim_dist)
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):
         for c in range(n):
-            if n_col[r, c] >= 3:
+            if is_tile[r, c]:
                 rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
                 conf[r, c] = float(np.clip(margin[r, c].min() / 0.6, 0.05, 1.0))
-    # jokers: uncoloured cells clearly lighter than the uncoloured cells around them
-    # (local comparison: lamps light the board unevenly); at most four, the lightest
-    plain = n_col == 0
-    light = []
-    for r in range(n):
-        for c in range(n):
-            if not plain[r, c]:
-                continue
-            r0, r1, c0, c1 = max(0, r - 2), min(n, r + 3), max(0, c - 2), min(n, c + 3)
-            near = L[r0:r1, c0:c1][print_like[r0:r1, c0:c1]]
-            if len(near) < 4:
-                near = L[print_like] if print_like.any() else L[plain]
-            light.append((float(L[r, c] - np.median(near)), r, c))
-    light.sort(reverse=True)
-    for dl, r, c in light[:4]:
-        if dl > JOKER_DL:
-            rows[r][c] = "*"
-            conf[r, c] = float(np.clip((dl - JOKER_DL) / JOKER_DL, 0.1, 1.0))
+    # jokers: at most four, the lightest of the joker-like cells
+    for q, r, c in jokers:
+        rows[r][c] = "*"
+        conf[r, c] = float(np.clip(abs(q - 1.0) / (JOKER_RATIO - 1), 0.1, 1.0))
     rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
                 for i, side in enumerate(("north", "east", "south", "west"))}
     # orientation: try the four turns against the default layout of this size
