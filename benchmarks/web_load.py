@@ -1,18 +1,31 @@
-"""Load benchmark of ``POST /api/<game>/recognize``: latency with concurrent clients.
+"""Load benchmark of ``POST /api/<game>/recognize``: latency, errors and memory under load.
 
-Starts the companion under waitress (as ``boardcam serve`` does) on a free local port,
-then N client threads post 1080p JPEGs for a fixed time or number of requests and the
-script prints the latency percentiles (p50, p95, max), throughput and the status
-codes seen, as a table and (``--json``) as one JSON object.
+Two modes:
+
+- in-process (default): the companion under waitress in this process (as ``boardcam
+  serve`` runs it); N client threads post 1080p JPEGs for a fixed time or number of
+  requests; prints p50/p95/max latency, throughput and the status codes seen.
+  ``--decode-only`` swaps the recogniser for a stub (the web layer's own cost).
+- ``--serve`` (the reliability run): starts the real ``boardcam serve`` as a child
+  process on a free loopback port with a fresh instance folder, drives it with N
+  keep-alive clients for ``--seconds`` (requests still in flight at the end are waited
+  for), samples the server's resident memory (its process tree, ``/proc``) every
+  0.5 s, and reports requests, errors, p50/p95/max, throughput and RSS (after
+  warm-up, peak, end, and whether it kept growing).
+
+An *error* is anything but an answer: a connection failure or timeout, a 5xx, or a
+4xx other than 422 (422 is the recogniser's documented "no board of this game in the
+photo" answer). The server has no back-pressure status (no 429/503 for "busy"): a
+request waits in waitress's queue, which holds at most one request per open connection
+(``connection_limit`` 100, bodies over 512 KB spooled to disk).
 
 Pictures: the sample pictures of the game (``sample_images/``) resized to 1920×1080,
-or a synthetic 1080p picture when there are none. By default the real recogniser is
-measured; while a game has no recogniser the endpoint answers 503 after decoding the
-upload, so the figure is then the upload + decode + dispatch cost only — the report
-says which (``statuses``).
+or a synthetic 1080p picture when there are none. ``--game all`` rotates the three
+games request by request.
 
     python benchmarks/web_load.py --game caribo --clients 4 --requests 40
     python benchmarks/web_load.py --game caribo --decode-only   # the web layer alone
+    nice python benchmarks/web_load.py --serve --game all --clients 20 --seconds 60
 """
 
 from __future__ import annotations
@@ -21,7 +34,9 @@ import argparse
 import http.client
 import json
 import logging
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -38,6 +53,9 @@ sys.path.insert(0, str(ROOT))
 from companion_web import create_app  # noqa: E402
 
 SIZE = (1920, 1080)
+GAMES = ("caribo", "colomino", "wauri")
+#: Statuses that are answers (422: no board of the game in the photo).
+ANSWERS = {200, 422}
 
 
 def pictures(game: str, limit: int = 4) -> list[bytes]:
@@ -175,9 +193,179 @@ def run(game: str, clients: int, requests: int, seconds: float, threads: int,
     }
 
 
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory (KB) of ``pid`` and all its descendants (Linux ``/proc``)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/status", encoding="ascii") as status:
+                total += next(
+                    (int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0
+                )
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children", encoding="ascii") as kids:
+                    todo += [int(k) for k in kids.read().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_serve(instance: str, threads: int) -> tuple[subprocess.Popen, int]:
+    """``boardcam serve --port 0 --instance DIR`` as a child; returns it and its port."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion_web.cli", "serve", "--host", "127.0.0.1",
+         "--port", "0", "--instance", instance, "--threads", str(threads)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    line = proc.stdout.readline()
+    if "http://127.0.0.1:" not in line:
+        proc.kill()
+        raise RuntimeError(f"boardcam serve did not start: {line!r}")
+    return proc, int(line.rsplit(":", 1)[1].strip().strip("/"))
+
+
+def serve_client(port, jobs, deadline, results, lock, offset, limit=None):
+    """One keep-alive client: post frames until ``deadline`` (or ``limit`` requests);
+    record every outcome as ``(game, seconds, status or the exception's name)``."""
+    conn = None
+    i = offset
+    while time.perf_counter() < deadline and (limit is None or i - offset < limit):
+        game, (body, boundary) = jobs[i % len(jobs)]
+        i += 1
+        start = time.perf_counter()
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            conn.request("POST", f"/api/{game}/recognize", body=body,
+                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+            response = conn.getresponse()
+            response.read()
+            outcome = response.status
+        except (OSError, http.client.HTTPException) as exc:
+            outcome = exc.__class__.__name__
+            if conn is not None:
+                conn.close()
+            conn = None
+        with lock:
+            results.append((game, time.perf_counter() - start, outcome))
+    if conn is not None:
+        conn.close()
+
+
+def run_serve(game: str, clients: int, seconds: float, threads: int) -> dict:
+    """Drive a real ``boardcam serve`` child with ``clients`` clients for ``seconds``."""
+    games = GAMES if game == "all" else (game,)
+    per_game = {g: [multipart(p) for p in pictures(g)] for g in games}
+    jobs = []  # interleave: caribo, colomino, wauri, caribo, ...
+    for k in range(max(len(v) for v in per_game.values())):
+        for g in games:
+            jobs.append((g, per_game[g][k % len(per_game[g])]))
+    with tempfile.TemporaryDirectory() as instance:
+        proc, port = start_serve(instance, threads)
+        try:
+            warm = []  # warm-up: one request of each game (imports, first decode)
+            for g in games:
+                serve_client(port, [(g, per_game[g][0])], time.perf_counter() + 600, warm,
+                             threading.Lock(), 0, limit=1)  # fmt: skip
+            rss_after_warmup = _tree_rss_kb(proc.pid)
+            cpu_before = _cpu_seconds(proc.pid)
+            samples: list[tuple[float, int]] = []
+            stop = threading.Event()
+
+            def sample():
+                t0 = time.perf_counter()
+                while not stop.is_set():
+                    samples.append((time.perf_counter() - t0, _tree_rss_kb(proc.pid)))
+                    stop.wait(0.5)
+
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+            results: list = []
+            lock = threading.Lock()
+            started = time.perf_counter()
+            deadline = started + seconds
+            workers = [
+                threading.Thread(target=serve_client,
+                                 args=(port, jobs, deadline, results, lock, k * 7))
+                for k in range(clients)
+            ]  # fmt: skip
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            wall = time.perf_counter() - started
+            cpu = _cpu_seconds(proc.pid) - cpu_before
+            stop.set()
+            sampler.join()
+            alive = proc.poll() is None
+            rss_end = _tree_rss_kb(proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+    report = _serve_report(game, clients, seconds, threads, results, samples, wall,
+                           rss_after_warmup, rss_end, alive, per_game)  # fmt: skip
+    report["server_cpu_s_per_request"] = round(cpu / len(results), 2) if results else None
+    report["load_average_1min"] = round(os.getloadavg()[0], 1)
+    return report
+
+
+def _serve_report(game, clients, seconds, threads, results, samples, wall,
+                  rss_after_warmup, rss_end, alive, per_game) -> dict:  # fmt: skip
+    statuses: dict[str, int] = {}
+    for _g, _t, outcome in results:
+        statuses[str(outcome)] = statuses.get(str(outcome), 0) + 1
+    errors = sum(1 for _g, _t, outcome in results if outcome not in ANSWERS)
+    latencies = [t * 1000 for _g, t, outcome in results if outcome in ANSWERS]
+    rss = [kb for _t, kb in samples] or [rss_end]
+    quarter = max(1, len(rss) // 4)
+    first_q, last_q = statistics.mean(rss[:quarter]), statistics.mean(rss[-quarter:])
+    by_game = {}
+    for g in per_game:
+        mine = [t * 1000 for gg, t, outcome in results if gg == g and outcome in ANSWERS]
+        by_game[g] = {"requests": len(mine), "p50_ms": round(percentile(mine, 50), 1),
+                      "p95_ms": round(percentile(mine, 95), 1)}  # fmt: skip
+    return {
+        "mode": "boardcam serve (child process, loopback)",
+        "game": game,
+        "clients": clients,
+        "seconds": seconds,
+        "server_threads": threads,
+        "wall_s": round(wall, 1),
+        "requests": len(results),
+        "errors": errors,
+        "statuses": statuses,
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "max_ms": round(max(latencies), 1) if latencies else None,
+        "throughput_rps": round(len(results) / wall, 2) if wall else None,
+        "by_game": by_game,
+        "picture": f"{SIZE[0]}x{SIZE[1]} JPEG",
+        "rss_after_warmup_mb": round(rss_after_warmup / 1024, 1),
+        "rss_peak_mb": round(max(rss) / 1024, 1),
+        "rss_end_mb": round(rss_end / 1024, 1),
+        "rss_first_quarter_mb": round(first_q / 1024, 1),
+        "rss_last_quarter_mb": round(last_q / 1024, 1),
+        "rss_samples": len(rss),
+        "server_alive_at_end": alive,
+    }
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=("caribo", "colomino", "wauri"), default="caribo")
+    parser.add_argument("--game", choices=(*GAMES, "all"), default="caribo")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--requests", type=int, default=40, help="total requests (40)")
     parser.add_argument("--seconds", type=float, default=120.0, help="time limit (120)")
@@ -188,9 +376,19 @@ def main(argv=None) -> int:
         action="store_true",
         help="replace the recogniser by a stub that answers at once (web layer cost only)",
     )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="drive a real `boardcam serve` child for --seconds (errors, RSS over time)",
+    )
     args = parser.parse_args(argv)
-    report = run(args.game, args.clients, args.requests, args.seconds, args.threads,
-                 stub=args.decode_only)  # fmt: skip
+    if args.serve:
+        report = run_serve(args.game, args.clients, args.seconds, args.threads)
+    elif args.game == "all":
+        parser.error("--game all needs --serve")
+    else:
+        report = run(args.game, args.clients, args.requests, args.seconds, args.threads,
+                     stub=args.decode_only)  # fmt: skip
     if args.json:
         print(json.dumps(report))
     else:

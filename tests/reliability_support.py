@@ -4,7 +4,7 @@
   bytes whose header declares a huge size), :func:`compressible_png` (a real, valid PNG
   that inflates to ``width × height`` pixels from a few KB);
 - :func:`decode_peak_rss`: decode bytes with :func:`vision.image_io.decode_photo` in a
-  fresh child process and measure its peak resident memory (``ru_maxrss``);
+  fresh child process and measure its peak resident memory (``VmHWM``);
 - :func:`fuzz_examples`: example counts of the fuzz tests, scaled by the environment;
 - :class:`ServeProcess`: ``boardcam serve`` as a real child process on a free loopback
   port with its own instance folder (start, JSON requests, SIGKILL, restart).
@@ -86,9 +86,22 @@ def compressible_png(width: int, height: int) -> bytes:
 _DECODE_CHILD = r"""
 import json, resource, sys, time
 from vision.image_io import PhotoError, decode_photo
+
+def peak_kb():
+    # VmHWM: this process image's own high-water mark. (ru_maxrss is not: Linux carries
+    # it over from the parent through fork and exec, so a big parent hides the child.)
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 data = open(sys.argv[1], "rb").read()
 max_pixels = int(sys.argv[2])
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = peak_kb()
 start = time.perf_counter()
 try:
     shape = list(decode_photo(data, max_pixels=max_pixels).shape)
@@ -96,7 +109,7 @@ try:
 except PhotoError as exc:
     shape, outcome, message = None, "refused", str(exc)
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = peak_kb()
 print(json.dumps({"outcome": outcome, "message": message, "shape": shape,
                   "seconds": seconds, "base_kb": base, "peak_kb": peak}))
 """
@@ -106,8 +119,9 @@ def decode_peak_rss(data: bytes, max_pixels: int, folder: Path, timeout: float =
     """Decode ``data`` in a fresh Python process; return its outcome and memory.
 
     Keys: ``outcome`` (``decoded``/``refused``), ``message``, ``shape``, ``seconds``,
-    ``base_kb`` (peak RSS after the imports, before decoding), ``peak_kb`` (peak RSS
-    after decoding) and ``growth_mb`` (the difference: what decoding added, in MB).
+    ``base_kb`` (peak RSS after the imports and reading the bytes, before decoding),
+    ``peak_kb`` (peak RSS after decoding) and ``growth_mb`` (the difference: what
+    decoding added, in MB). Peak RSS is Linux's ``VmHWM`` (``ru_maxrss`` elsewhere).
     """
     path = Path(folder) / "upload.bin"
     path.write_bytes(data)

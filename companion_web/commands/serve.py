@@ -61,7 +61,9 @@ def run(args) -> int:
         host = args.host or "127.0.0.1"
         app = create_app(_config(args))
         try:
-            server = waitress.create_server(app, host=host, port=args.port, threads=args.threads)
+            server = waitress.create_server(
+                app, host=host, port=args.port, threads=args.threads, **_limits(app)
+            )
         except OSError as exc:
             raise UsageError(
                 f"--port: cannot listen on {host}:{args.port} ({exc.strerror})"
@@ -101,7 +103,7 @@ def _run_lan(args) -> int:
     except CertificateError as exc:
         raise UsageError(f"--lan: {exc}") from None
     backend = waitress.create_server(
-        app, host="127.0.0.1", port=0, threads=args.threads, url_scheme="https"
+        app, host="127.0.0.1", port=0, threads=args.threads, url_scheme="https", **_limits(app)
     )
     terminator = TLSTerminator(host, args.port, ("127.0.0.1", backend.effective_port), cert, key)
     app.wsgi_app = PeerAddress(app.wsgi_app, terminator)  # the real client address
@@ -123,6 +125,14 @@ def _run_lan(args) -> int:
         backend.close()
     sys.stdout.flush()
     return 0
+
+
+def _limits(app) -> dict:
+    """waitress limits matching the app's: a body larger than ``MAX_CONTENT_LENGTH``
+    (plus room for the multipart framing) is refused with 413 from its headers, before
+    it is read (waitress would otherwise spool up to 1 GB per connection to disk before
+    the app sees the request)."""
+    return {"max_request_body_size": int(app.config["MAX_CONTENT_LENGTH"]) + 256 * 1024}
 
 
 def _config(args) -> dict:
