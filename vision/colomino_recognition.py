@@ -135,6 +135,22 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None
     return out
 
 
+def _table_classes(classes: list[np.ndarray], quad: np.ndarray, drop: list[bool],
+                   factor: float = 1.25, max_outside: float = 0.04) -> list[bool]:
+    """Which colour classes belong to the table around a candidate board ``quad``
+    (``(4, 2)`` in the reduced photo whose class masks are ``classes``): those already
+    dropped for the whole photo, and those covering more than ``max_outside`` of the
+    photo outside the candidate grown by ``factor`` (a blue gingham cloth, a red
+    table) — the board's colours all lie on the board."""
+    h, w = classes[0].shape
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, _expand(quad, factor).round().astype(np.int32), 1)
+    outside = inside == 0
+    n_out = max(1, int(outside.sum()))
+    return [d or float(m[outside].sum()) / n_out > max_outside
+            for m, d in zip(classes, drop, strict=True)]
+
+
 def _expand(quad: np.ndarray, factor: float) -> np.ndarray:
     c = quad.mean(axis=0)
     return c + (quad - c) * factor
@@ -351,7 +367,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     small = cv2.resize(half, (max(1, round(w * s)), max(1, round(h * s))),
                        interpolation=cv2.INTER_AREA)
     gains = white_patch_gains(small)
-    drop = [m.mean() >= 0.2 for m in _colour_classes_small(small, gains)]
+    classes = _colour_classes_small(small, gains)
+    drop = [m.mean() >= 0.2 for m in classes]
     best = None  # (score, n, H image → unit field square)
     cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains)]
     for stage in range(2):
@@ -360,7 +377,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                 break
             cands = [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
         for q in cands:
-            got = _grid_in_candidate(image, half, q, drop, gains, sizes)
+            got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
+                                     gains, sizes)
             if not got:
                 continue
             fit, Hq, ruler = got
