@@ -410,18 +410,23 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
     canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
-    # refine crossing by crossing; keep the refinement only where the printed lines
-    # agree better with it (blurred photos may show no lines at all)
+    # refine crossing by crossing, first searching half a cell around every expected
+    # crossing (a grid misplaced by a fraction of a cell), then closer; keep a
+    # refinement only where the printed lines agree better with it (blurred photos may
+    # show no lines at all)
     ideal = M + np.arange(n + 1) * CELL
     gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
     before = grid_line_score(gray, ideal, ideal)
-    Hr = refine_grid(gray, n, CELL, M)
-    if Hr is not None and np.all(np.isfinite(Hr)):
+    for search in (0.45, 0.45, 0.2):
+        Hr = refine_grid(gray, n, CELL, M, search=search)
+        if Hr is None or not np.all(np.isfinite(Hr)):
+            continue
         Hc2 = Hr @ Hc
         canon2 = cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
-        after = grid_line_score(cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY), ideal, ideal)
+        gray2 = cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY)
+        after = grid_line_score(gray2, ideal, ideal)
         if after > before + 0.02:
-            Hc, canon = Hc2, canon2
+            Hc, canon, gray, before = Hc2, canon2, gray2, after
     return Hc, n, float(score), canon
 
 
