@@ -65,7 +65,7 @@
       const n = askCount(`${side} pit ${index + 1}`, position[side][index]);
       if (n === null) return;
       position[side][index] = n;
-      changed();
+      corrected();
       return;
     }
     if (side !== position.to_move) {
@@ -80,7 +80,14 @@
     const n = askCount(`${side}'s store`, position.stores[side]);
     if (n === null) return;
     position.stores[side] = n;
+    corrected();
+  }
+
+  // A manual correction: the engine answers again for the corrected position.
+  function corrected() {
+    const again = suggested !== null;
     changed();
+    if (again) best();
   }
 
   function changed() {
@@ -184,7 +191,7 @@
     previousState: () => (page && page.sessions.session ? JSON.stringify(position) : null),
     newSession: () => ({ state: position, settings: { variant: variant.checked } }),
   });
-  toMove.addEventListener("change", () => { position.to_move = toMove.value; changed(); });
+  toMove.addEventListener("change", () => { position.to_move = toMove.value; corrected(); });
   document.getElementById("best-button").addEventListener("click", best);
   document.getElementById("reset-button").addEventListener("click", () => { position = initial(); history.replaceChildren(); changed(); });
   draw();

@@ -231,6 +231,18 @@ def test_wauri_suggestion_move_and_session(open_page, browsers, server, artifact
     page.wait_for_selector(".pit.suggested", timeout=15_000)
     assert "Suggested move for south: pit" in page.text_content("#wauri-result")
     page.screenshot(path=str(artifacts / "wauri-suggestion.png"), full_page=True)
+    # a manual correction: the engine answers again for the corrected position
+    page.check("#edit-mode")
+    page.once("dialog", lambda dialog: dialog.accept("9"))
+    with page.expect_response("**/api/wauri/best") as asked:
+        page.click(".pit[data-side=north][data-pit='1']")
+    assert asked.value.request.post_data_json["position"]["north"][0] == 9
+    page.wait_for_selector(".pit.suggested", timeout=15_000)
+    page.once("dialog", lambda dialog: dialog.accept("4"))
+    with page.expect_response("**/api/wauri/best"):
+        page.click(".pit[data-side=north][data-pit='1']")
+    page.wait_for_selector(".pit.suggested", timeout=15_000)
+    page.uncheck("#edit-mode")
     page.fill("#session-players", "Ana, Ben")
     page.click("#session-start")
     wait_js(page, "!document.getElementById('session-info').hidden")
