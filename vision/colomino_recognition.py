@@ -220,6 +220,13 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
         masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
                  if not d]
         ruler = ruler_grid(masks, vm, sizes)
+        if ruler is None and any(drop):
+            # the table shares some of the board's colours: the markings as runs of any
+            # saturated colour, parted by the print between them
+            sat_any = np.zeros(rect.shape[:2], bool)
+            for m in _colour_classes_small(rect, gains):
+                sat_any |= m
+            ruler = ruler_grid([sat_any], vm, sizes)
         gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
         if ruler is not None:
             n_r, src, dst, r_score = ruler
@@ -354,6 +361,75 @@ def ruler_grid(masks: list[np.ndarray], vm: int, sizes=(9, 12)):
     return n, np.array(src), np.array(dst), score
 
 
+def rim_evidence(canon: np.ndarray, n: int) -> float:
+    """How well a canonical view ``(S, S, 3)`` uint8 BGR (field ``[M, M + n·CELL]²``)
+    shows the rim markings where a true field has them.
+
+    Beside every outer cell, 0.15..0.5 cell outside the field, a marking is a patch of
+    saturated ink; further out (0.65..0.85 cell) lies plain board margin. Returns the
+    share of the 4n marking places that are mostly saturated minus the share of the
+    margin places that are — a field drawn one or more cells too small has cells and
+    tiles there instead, one drawn too large has the markings inside and the table or
+    margin outside. Saturation is counted above the field's own median by 70 (HSV)."""
+    M = MARGIN_CELLS * CELL
+    hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    end = M + n * CELL
+    s_ref = float(np.median(hsv[M:end, M:end, 1]))
+    sat = (hsv[..., 1] > min(s_ref + 70, 230)) & (hsv[..., 2] > 40)
+    a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
+
+    def places(lo: float, hi: float) -> np.ndarray:
+        d0, d1 = int(lo * CELL), int(hi * CELL)
+        strips = (sat[M - d1:M - d0, M:end], sat[M:end, end + d0:end + d1].T,
+                  sat[end + d0:end + d1, M:end], sat[M:end, M - d1:M - d0].T)
+        return np.stack([st.reshape(st.shape[0], n, CELL)[:, :, a0:a1].mean(axis=(0, 2))
+                         for st in strips])
+
+    return float((places(0.15, 0.5) > 0.5).mean() - (places(0.65, 0.85) > 0.5).mean())
+
+
+def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
+    """Check a field found as n×n (``Hu``: image → unit square) against the other
+    board size lying around it or inside it (a 9×9 block of a 12×12 field, or a 12×12
+    field grown past a 9×9 board's rim): every placement of the other size sharing the
+    grid is scored by its printed lines (:func:`vision.square_grid.grid_line_score`)
+    plus :func:`rim_evidence`; the best wins. Returns ``(n, Hc, canon)`` — the
+    homography image → canonical view and the view (uint8 BGR)."""
+    M = MARGIN_CELLS * CELL
+    inv = np.linalg.inv(Hu)
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
+    # hypotheses are judged on a half-size copy (2×2 mean), the answer is full size
+    half = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
+                      interpolation=cv2.INTER_AREA)
+    to_full = np.diag([2.0, 2.0, 1.0])
+
+    def view(m: int, lo: np.ndarray):
+        # field of m cells whose corner (in cells of the found grid) is at lo
+        pts = (lo + unit * m) / n
+        corners = cv2.perspectiveTransform(pts[None], inv)[0]
+        Hc = square_homography(corners, m * CELL, M)
+        size = m * CELL + 2 * M
+        canon = cv2.warpPerspective(half, Hc @ to_full, (size, size), flags=cv2.INTER_LINEAR)
+        ideal = M + np.arange(m + 1) * CELL
+        gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+        return grid_line_score(gray, ideal, ideal) + rim_evidence(canon, m), m, Hc
+
+    best = view(n, np.zeros(2))
+    for m in sizes:
+        if m == n:
+            continue
+        d = abs(m - n)
+        offs = range(-d, 1) if m > n else range(0, d + 1)
+        for dy in offs:
+            for dx in offs:
+                got = view(m, np.array([dx, dy], np.float64))
+                if got[0] > best[0] + 0.1:
+                    best = got
+    _, m, Hc = best
+    size = m * CELL + 2 * M
+    return m, Hc, cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+
+
 def locate_field(image: np.ndarray, sizes=(9, 12)):
     """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
     pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
@@ -404,9 +480,9 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     if best is None or best[0] < MIN_GRID_SCORE:
         raise NothingFound("no board found")
     score, n, Hu, source = best
+    M = MARGIN_CELLS * CELL
     img_corners = cv2.perspectiveTransform(
         np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
-    M = MARGIN_CELLS * CELL
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
     canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
@@ -427,6 +503,23 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         after = grid_line_score(gray2, ideal, ideal)
         if after > before + 0.02:
             Hc, canon, gray, before = Hc2, canon2, gray2, after
+    # the other board size around (or inside) the grid found
+    to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
+    to_unit[2, 2] = 1.0
+    n2, Hc2, canon2 = _settle_size(image, n, to_unit @ Hc, sizes)
+    if n2 != n:
+        n, Hc, canon = n2, Hc2, canon2
+        size = n * CELL + 2 * M
+        ideal = M + np.arange(n + 1) * CELL
+        gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+        before = grid_line_score(gray, ideal, ideal)
+        Hr = refine_grid(gray, n, CELL, M, search=0.2)
+        if Hr is not None and np.all(np.isfinite(Hr)):
+            Hc2 = Hr @ Hc
+            canon2 = cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
+            if grid_line_score(cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY), ideal,
+                               ideal) > before + 0.02:
+                Hc, canon = Hc2, canon2
     return Hc, n, float(score), canon
 
 
