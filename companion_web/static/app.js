@@ -351,6 +351,7 @@ const Boardcam = (() => {
       try {
         const answer = await api(`/api/${game}/recognize`, { method: "POST", form });
         this.answer = answer;
+        body.dataset.answer = "board";
         const warnings = (answer.warnings || []).join("; ");
         const confidence = answer.confidence !== undefined ? ` (confidence ${Number(answer.confidence).toFixed(2)})` : "";
         const sure = answer.confidence === undefined || Number(answer.confidence) >= 0.5;
@@ -358,6 +359,7 @@ const Boardcam = (() => {
         if (this.handlers.onRecognized) this.handlers.onRecognized(answer);
       } catch (e) {
         this.answer = null;
+        body.dataset.answer = "none";
         this.setStatus(e.message, e.status === 422 ? "warn" : "error");
       }
       if (this.frame !== this.video || this.frozen) this.paint();

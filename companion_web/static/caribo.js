@@ -310,7 +310,7 @@
       placements = [];
       problems = [];
       if (handInput.value.trim()) askMoves();
-      else draw();
+      else askCheck(); // no hand given: the rules answer is the check of the laid board
     }
   }
 

@@ -13,6 +13,7 @@
   let before = empty(9);
   let board = empty(9);
   let lastScore = null;
+  let beforeSet = false; // "before" was set by the player or a session (else the empty board)
   let page;
 
   function empty(size) {
@@ -111,7 +112,9 @@
       const data = await api("/api/colomino/score", { method: "POST", json: { before, after: board, side_walls: sideWalls.checked } });
       if (data.negative) {
         lastScore = null;
-        result.textContent = "Not a legal turn.";
+        result.textContent = beforeSet
+          ? "Not a legal turn."
+          : "Not a legal turn from an empty board: press “Use as before” to take the board shown as the position before the turn.";
         courtList.replaceChildren(...(data.answer.problems || []).map((p) => el("li", { text: String(p) })));
       } else {
         lastScore = data.answer;
@@ -131,11 +134,15 @@
     return JSON.parse(JSON.stringify(state));
   }
 
+  // A picture whose board differs from the one shown replaces it and is scored against
+  // "before" at once (the rules answer); the same board again changes nothing.
   function onRecognized(answer) {
     if (!Array.isArray(answer.rows)) return;
+    if (JSON.stringify(answer.rows) === JSON.stringify(board.rows)) return;
     board = { game: "colomino", size: answer.size || answer.rows.length, rows: answer.rows, ...(answer.layout ? { layout: answer.layout } : {}) };
     lastScore = Array.isArray(answer.placed) ? { placements: answer.placed, courts: [] } : null;
-    draw();
+    if (JSON.stringify(board.rows) !== JSON.stringify(before.rows)) score();
+    else draw();
   }
 
   // Label every recognised tile at its cell centre; outline this turn's placements and
@@ -203,6 +210,7 @@
   }
 
   function onSession(session) {
+    beforeSet = true;
     before = clone(session.state);
     board = clone(session.state);
     lastScore = null; // the stored position is the new "before": nothing is scored on it yet
@@ -231,7 +239,7 @@
     drawOverlay,
     onRecognized,
     onSession,
-    previousState: () => JSON.stringify(before),
+    previousState: () => (beforeSet ? JSON.stringify(before) : null),
     newSession: () => ({ settings: { size: Number(sizeSelect.value), side_walls: sideWalls.checked, final_round: finalRound.value } }),
   });
 
@@ -240,10 +248,11 @@
     await loadLayout(size);
     before = empty(size);
     board = empty(size);
+    beforeSet = false;
     lastScore = null;
     draw();
   });
-  document.getElementById("set-before").addEventListener("click", () => { before = clone(board); lastScore = null; result.textContent = ""; draw(); });
+  document.getElementById("set-before").addEventListener("click", () => { before = clone(board); beforeSet = true; lastScore = null; result.textContent = ""; courtList.replaceChildren(); draw(); });
   document.getElementById("score-button").addEventListener("click", score);
   document.getElementById("confirm-turn").addEventListener("click", async () => {
     const data = await page.sessions.confirm({ kind: "move", state: board });

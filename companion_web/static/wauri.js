@@ -122,15 +122,19 @@
     }
   }
 
-  async function best() {
-    result.textContent = "Thinking…";
+  // The engine's suggestion (``seconds``: the search budget, default the engine's own).
+  async function best(seconds, prefix = "") {
+    result.textContent = `${prefix}Thinking…`;
+    const asked = JSON.stringify(position);
     try {
-      const data = await api("/api/wauri/best", { method: "POST", json: { position, variant: variant.checked } });
+      const time = typeof seconds === "number" ? { time: seconds } : {};
+      const data = await api("/api/wauri/best", { method: "POST", json: { position, variant: variant.checked, ...time } });
+      if (JSON.stringify(position) !== asked) return; // the position changed meanwhile
       const a = data.answer;
       suggested = a.move ?? null;
-      result.textContent = suggested
+      result.textContent = prefix + (suggested
         ? `Suggested move for ${position.to_move}: pit ${suggested} (evaluation ${a.evaluation}${a.proven ? ", proven" : ""}).`
-        : `No move to suggest${a.winner ? `: ${a.winner} wins` : ""}.`;
+        : `No move to suggest${a.winner ? `: ${a.winner} wins` : ""}.`);
       showMessage("");
       draw();
     } catch (e) {
@@ -139,11 +143,17 @@
     }
   }
 
+  // A picture with other counts than the shown position replaces it and the engine
+  // suggests a move for it at once (a short search); the same counts again change nothing.
   function onRecognized(answer) {
     if (!Array.isArray(answer.south) || !Array.isArray(answer.north)) return;
-    position = { game: "wauri", south: answer.south, north: answer.north, stores: answer.stores, to_move: answer.to_move || position.to_move };
+    const seen = { game: "wauri", south: answer.south, north: answer.north, stores: answer.stores, to_move: answer.to_move || position.to_move };
+    const key = (p) => JSON.stringify([p.south, p.north, p.stores, p.to_move]);
+    if (key(seen) === key(position)) return;
+    position = seen;
     changed();
-    if (Array.isArray(answer.moves)) result.textContent = `Moves since the last position: ${answer.moves.join(", ")}`;
+    const moves = Array.isArray(answer.moves) ? `Moves since the last position: ${answer.moves.join(", ")}. ` : "";
+    best(0.5, moves);
   }
 
   // Pit counts at the pits; the suggested pit (when the picture shows this position)
@@ -192,7 +202,7 @@
     newSession: () => ({ state: position, settings: { variant: variant.checked } }),
   });
   toMove.addEventListener("change", () => { position.to_move = toMove.value; corrected(); });
-  document.getElementById("best-button").addEventListener("click", best);
+  document.getElementById("best-button").addEventListener("click", () => best());
   document.getElementById("reset-button").addEventListener("click", () => { position = initial(); history.replaceChildren(); changed(); });
   draw();
 })();

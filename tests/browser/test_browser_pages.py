@@ -16,6 +16,13 @@ import pytest
 
 pytestmark = pytest.mark.slow  # real Chromium: seconds per test
 GAMES = ["caribo", "colomino", "wauri"]
+#: Where each page shows its rules answer for a recognised board, and what it may say.
+RULES_ANSWER = {"caribo": "moves-result", "colomino": "score-result", "wauri": "wauri-result"}
+RULES_WORDS = {
+    "caribo": ("The board follows the rules.", "Problems:"),
+    "colomino": ("placed:", "Not a legal turn"),
+    "wauri": ("Suggested move for", "No move to suggest"),
+}
 FRAMES = "Number(document.getElementById('frames-sent').textContent)"
 ANSWERED = "document.getElementById('recognition-status').dataset.kind !== 'info'"
 
@@ -96,7 +103,14 @@ def test_camera_frames_are_sent_and_the_answer_shown(open_page, browsers, server
     assert page.get_attribute("body", "data-camera") == "live"
     assert canvas_is_a_picture(page)
     status = page.text_content("#recognition-status")
-    expected_status(game, status, page.get_attribute("#recognition-status", "data-kind"))
+    kind = page.get_attribute("#recognition-status", "data-kind")
+    expected_status(game, status, kind)
+    if page.get_attribute("body", "data-answer") == "board":  # the rules answer for it
+        wait_js(page, f"document.getElementById('{RULES_ANSWER[game]}').textContent !== ''"
+                      " && !document.getElementById('" + RULES_ANSWER[game] + "')"
+                      ".textContent.endsWith('Thinking…')", timeout=20_000)  # fmt: skip
+        answer = page.text_content(f"#{RULES_ANSWER[game]}")
+        assert any(word in answer for word in RULES_WORDS[game]), answer
     page.screenshot(path=str(artifacts / f"{game}-camera.png"), full_page=True)
     # freeze: no more frames are sent (one may still be on its way)
     page.click("#camera-freeze")
