@@ -353,3 +353,47 @@ def test_serve_lan_logs_the_real_address_of_a_refused_client(tmp_path):
         _out, err = proc.communicate(timeout=20)
     assert "refused an unpaired request from 127.0.0.2: GET /api/status" in err
     assert "6.6.6.6" not in err
+
+
+REBINDING_REQUESTS = (
+    ("GET", "/api/status", None),
+    ("GET", "/", None),
+    ("POST", "/api/sessions", b'{"game": "wauri"}'),
+)
+
+
+def test_localhost_serve_refuses_foreign_host_names(tmp_path):
+    """DNS rebinding: a page on ``evil.example`` whose name is made to resolve to
+    127.0.0.1 reaches the local companion with ``Host: evil.example``; ``serve`` on a
+    loopback address answers only its loopback names (400 JSON otherwise)."""
+    from reliability_support import ServeProcess
+
+    server = ServeProcess(tmp_path / "instance").start()
+    try:
+        for host, expected in (
+            (f"127.0.0.1:{server.port}", 200),
+            (f"localhost:{server.port}", 200),
+            (f"evil.example:{server.port}", 400),
+            ("127.0.0.1.evil.example", 400),
+            ("localhost.evil.example", 400),
+        ):
+            for method, path, body in REBINDING_REQUESTS:
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+                conn.putrequest(method, path, skip_host=True)
+                conn.putheader("Host", host)
+                if body is not None:
+                    conn.putheader("Content-Type", "application/json")
+                    conn.putheader("Content-Length", str(len(body)))
+                conn.endheaders(body)
+                response = conn.getresponse()
+                data = response.read()
+                conn.close()
+                wanted = expected if not (method == "POST" and expected == 200) else 201
+                assert response.status == wanted, (host, method, path, data[:100])
+                if expected == 400:
+                    assert b"not trusted" in data
+        # nothing was created through a foreign name
+        sessions = server.request("GET", "/api/sessions")[1]["sessions"]
+        assert len(sessions) == 2  # the two through 127.0.0.1 and localhost
+    finally:
+        server.kill()

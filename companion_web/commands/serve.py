@@ -17,6 +17,11 @@ from pathlib import Path
 
 from companion_web.cli_support import UsageError
 
+#: Addresses that serve this computer only, and the Host names it then answers to.
+#: (``::1`` is not checked: werkzeug cannot match an IPv6 literal in its trusted hosts.)
+LOOPBACK = ("127.0.0.1", "localhost")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
 
 def register(sub) -> None:
     p = sub.add_parser("serve", help="run the web companion")
@@ -59,7 +64,13 @@ def run(args) -> int:
         raise UsageError("--threads: must be at least 1")
     if not args.lan:
         host = args.host or "127.0.0.1"
-        app = create_app(_config(args))
+        config = _config(args)
+        if host in LOOPBACK:
+            # DNS rebinding: a web page whose name resolves to 127.0.0.1 must not drive
+            # the companion from the user's browser. Only loopback names are answered
+            # (anything else is 400); LAN mode has the pairing token instead.
+            config["TRUSTED_HOSTS"] = list(LOOPBACK_NAMES)
+        app = create_app(config)
         try:
             server = waitress.create_server(
                 app, host=host, port=args.port, threads=args.threads, **_limits(app)
