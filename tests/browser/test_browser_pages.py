@@ -70,6 +70,14 @@ def open_page():
         page.close()
 
 
+def wait_rules_answer(page, game: str) -> None:
+    """Wait for the page's rules answer to a recognised board and check what it says."""
+    box = f"document.getElementById('{RULES_ANSWER[game]}').textContent"
+    wait_js(page, f"{box} !== '' && !{box}.endsWith('Thinking…')", timeout=20_000)
+    answer = page.text_content(f"#{RULES_ANSWER[game]}")
+    assert any(word in answer for word in RULES_WORDS[game]), answer
+
+
 def canvas_is_a_picture(page) -> bool:
     """True when the view canvas shows a non-uniform picture (not blank/black)."""
     return page.evaluate(
@@ -106,11 +114,7 @@ def test_camera_frames_are_sent_and_the_answer_shown(open_page, browsers, server
     kind = page.get_attribute("#recognition-status", "data-kind")
     expected_status(game, status, kind)
     if page.get_attribute("body", "data-answer") == "board":  # the rules answer for it
-        wait_js(page, f"document.getElementById('{RULES_ANSWER[game]}').textContent !== ''"
-                      " && !document.getElementById('" + RULES_ANSWER[game] + "')"
-                      ".textContent.endsWith('Thinking…')", timeout=20_000)  # fmt: skip
-        answer = page.text_content(f"#{RULES_ANSWER[game]}")
-        assert any(word in answer for word in RULES_WORDS[game]), answer
+        wait_rules_answer(page, game)
     page.screenshot(path=str(artifacts / f"{game}-camera.png"), full_page=True)
     # freeze: no more frames are sent (one may still be on its way)
     page.click("#camera-freeze")
@@ -593,11 +597,64 @@ def test_phone_viewport(open_page, browsers, scaffold_server, pictures, tmp_path
     page.set_viewport_size({"width": 390, "height": 844})
     page.set_input_files("#photo-input", str(photo))
     wait_js(page, ANSWERED, timeout=30_000)
-    page.wait_for_timeout(200)
+    wait_rules_answer(page, game)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     view = page.locator("#view").bounding_box()
     rules_panel = page.locator("#rules-panel").bounding_box()
     assert view["x"] >= 0 and view["x"] + view["width"] <= 390
     assert rules_panel["y"] >= view["y"] + view["height"]  # one column on a phone
     page.screenshot(path=str(artifacts / f"phone-{game}.png"), full_page=True)
+    assert not errors
+
+
+def test_caribo_legal_placements_highlighted_on_the_picture(
+    open_page, browsers, scaffold_server, pictures, tmp_path, monkeypatch, artifacts
+):
+    """TEST SCAFFOLDING: the picture read as only its top rows of tiles (the truth cut
+    after row 3), the hand the tiles of the rows below: the legal placements include
+    tiles' true cells, and each is outlined on the picture where that tile really lies."""
+    from web_scaffolding import truth_answer
+
+    image, truth = pictures["caribo"]
+    if truth is None:
+        pytest.skip("no CARIBO picture with truth")
+    keep = 4
+    answer = truth_answer(truth)
+    answer["notation"] = " - ".join(truth["state"]["notation"].split(" - ")[:keep])
+    answer["tiles"] = [t for t in answer["tiles"] if t["row"] < keep]
+    rest = [p for p in truth["pieces"] if p["row"] >= keep]
+    hand = [p["tile"] if len(p["tile"]) == 1 else p["tile"][2:] for p in rest]
+    monkeypatch.setitem(scaffold_server.app.config, "RECOGNIZER", lambda *a, **k: answer)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), image)
+    page, errors = open_page(browsers("caribo"), f"{scaffold_server.url}/caribo/")
+    page.fill("#hand", ",".join(hand))
+    page.set_input_files("#photo-input", str(photo))
+    wait_js(page, "document.querySelectorAll('#placements li').length > 0")
+    assert page.input_value("#board") == answer["notation"]
+    placed = page.evaluate(
+        "Array.from(document.querySelectorAll('#board-view g.placement'))"
+        ".map((g) => [Number(g.dataset.row), Number(g.dataset.col)])"
+    )
+    true_cells = {(p["row"], p["col"]): p for p in rest}
+    shown = [true_cells[tuple(cell)] for cell in placed if tuple(cell) in true_cells]
+    assert shown, (placed, sorted(true_cells))
+    page.wait_for_timeout(100)
+    hits = page.evaluate(
+        """(tiles) => {
+        const ctx = document.getElementById('view').getContext('2d');
+        return tiles.map((t) => {
+          const [a, b] = [t.corners_px[0], t.corners_px[1]];
+          const d = ctx.getImageData(Math.round((a[0] + b[0]) / 2) - 6,
+                                     Math.round((a[1] + b[1]) / 2) - 6, 13, 13).data;
+          for (let i = 0; i < d.length; i += 4) {
+            if (d[i] > 220 && d[i + 1] < 90 && d[i + 2] > 170) return true;
+          }
+          return false;
+        });
+    }""",
+        shown,
+    )
+    assert all(hits), hits
+    page.screenshot(path=str(artifacts / "caribo-overlay-hand-placements.png"), full_page=True)
     assert not errors
