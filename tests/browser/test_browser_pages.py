@@ -315,6 +315,39 @@ def test_calibration_wizard_reports_an_unusable_photo(open_page, browsers, serve
     assert not errors
 
 
+def test_calibration_wizard_stores_shows_and_forgets(open_page, browsers, server, monkeypatch,
+                                                     tmp_path):  # fmt: skip
+    """The wizard's success path (the command stubbed to write a calibration, as for a
+    photo of all 36 tiles): stored, shown, forgotten."""
+    import json
+    from pathlib import Path
+
+    from companion_web import rules
+
+    paints = {"W": [0.8, 0.7, 0.4], "S": [0.04, 0.03, 0.03], "B": [0.04, 0.13, 0.27],
+              "R": [0.48, 0.04, 0.03], "G": [0.02, 0.19, 0.06], "Y": [0.79, 0.3, 0.01]}
+    calibration = {"format": "boardcam-paint-calibration", "version": 1, "game": "caribo",
+                   "paints": paints, "samples": dict.fromkeys(paints, 36), "source": "x.jpg"}
+
+    def fake_calibrate(argv, *, cwd, timeout):
+        Path(argv[argv.index("-o") + 1]).write_text(json.dumps(calibration), encoding="utf-8")
+        return 0, json.dumps(calibration) + "\n", ""
+
+    monkeypatch.setattr(rules, "run_command", fake_calibrate)
+    photo = tmp_path / "set.jpg"
+    cv2.imwrite(str(photo), np.full((240, 320, 3), 128, np.uint8))
+    page, errors = open_page(browsers("caribo"), f"{server.url}/calibrate/")
+    wait_js(page, "document.getElementById('calibration-current').dataset.calibrated === 'no'")
+    page.set_input_files("#calibrate-photo", str(photo))
+    wait_js(page, "document.getElementById('calibration-current').dataset.calibrated === 'yes'")
+    assert page.text_content("#calibrate-status") == "Calibrated: the six paints were measured."
+    assert page.text_content("#calibration-current") == "Calibrated (216 segments measured)."
+    page.click("#calibration-forget")
+    wait_js(page, "document.getElementById('calibration-current').dataset.calibrated === 'no'")
+    assert page.is_hidden("#calibration-forget")
+    assert not errors
+
+
 def test_sample_picture_without_a_camera(open_page, browsers, server, artifacts):
     """Out of the box, no camera: pick a sample picture; the server's answer is shown."""
     page, errors = open_page(browsers("caribo"), f"{server.url}/caribo/")
