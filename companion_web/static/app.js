@@ -12,6 +12,7 @@ const Boardcam = (() => {
 
   /* ---------- messages and API ---------- */
 
+  // The message line at the bottom of the page (tap it to close it).
   function showMessage(text, kind = "error") {
     const box = document.getElementById("messages");
     if (!box) return;
@@ -19,6 +20,7 @@ const Boardcam = (() => {
     box.className = kind;
     box.hidden = !text;
   }
+  document.getElementById("messages")?.addEventListener("click", () => showMessage(""));
 
   async function api(path, { method = "GET", json, form } = {}) {
     const options = { method, headers: {}, credentials: "same-origin" };

@@ -66,6 +66,16 @@
     return identity(a) === identity(b);
   }
 
+  // The placements as a list of buttons: the first ``limit``, then "show all".
+  const SHORT_LIST = 12;
+  function listPlacements(limit) {
+    const items = placements.slice(0, limit).map((p) => el("li", {}, el("button", { type: "button", class: "link", text: `${p.tile} at row ${p.row}, column ${p.col}`, onclick: () => place(p) })));
+    if (placements.length > limit) {
+      items.push(el("li", { class: "more" }, el("button", { type: "button", class: "link", id: "placements-all", text: `Show all ${placements.length}`, onclick: () => listPlacements(placements.length) })));
+    }
+    placementList.replaceChildren(...items);
+  }
+
   async function askMoves() {
     lastQuestion = "moves";
     problems = [];
@@ -75,9 +85,7 @@
       movesResult.textContent = placements.length
         ? `${placements.length} legal placement${placements.length === 1 ? "" : "s"} (highlighted; tap one to place it)`
         : "No legal placement: the player must pass.";
-      placementList.replaceChildren(
-        ...placements.map((p) => el("li", {}, el("button", { type: "button", class: "link", text: `${p.tile} at row ${p.row}, column ${p.col}`, onclick: () => place(p) }))),
-      );
+      listPlacements(SHORT_LIST);
       showMessage("");
     } catch (e) {
       placements = [];
