@@ -50,10 +50,12 @@ from vision.recognize import NothingFound
 from vision.square_grid import (
     fit_grid,
     grid_line_score,
+    line_score,
     order_quad,
     outline_from_mask,
     quad_candidates,
     refine_grid,
+    ridge_integrals,
     square_homography,
 )
 
@@ -361,7 +363,7 @@ def ruler_grid(masks: list[np.ndarray], vm: int, sizes=(9, 12)):
     return n, np.array(src), np.array(dst), score
 
 
-def rim_evidence(canon: np.ndarray, n: int) -> float:
+def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> float:
     """How well a canonical view ``(S, S, 3)`` uint8 BGR (field ``[M, M + n·CELL]²``)
     shows the rim markings where a true field has them.
 
@@ -370,11 +372,13 @@ def rim_evidence(canon: np.ndarray, n: int) -> float:
     share of the 4n marking places that are mostly saturated minus the share of the
     margin places that are — a field drawn one or more cells too small has cells and
     tiles there instead, one drawn too large has the markings inside and the table or
-    margin outside. Saturation is counted above the field's own median by 70 (HSV)."""
+    margin outside. Saturation is counted above the field's own median by 70 (HSV;
+    ``hsv``: the view already converted, if at hand)."""
     M = MARGIN_CELLS * CELL
-    hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    if hsv is None:
+        hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     end = M + n * CELL
-    s_ref = float(np.median(hsv[M:end, M:end, 1]))
+    s_ref = float(np.median(hsv[M:end:3, M:end:3, 1]))  # every third pixel is plenty
     sat = (hsv[..., 1] > min(s_ref + 70, 230)) & (hsv[..., 2] > 40)
     a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
 
@@ -392,29 +396,31 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     """Check a field found as n×n (``Hu``: image → unit square) against the other
     board size lying around it or inside it (a 9×9 block of a 12×12 field, or a 12×12
     field grown past a 9×9 board's rim): every placement of the other size sharing the
-    grid is scored by its printed lines (:func:`vision.square_grid.grid_line_score`)
-    plus :func:`rim_evidence`; the best wins. Returns ``(n, Hc, canon)`` — the
-    homography image → canonical view and the view (uint8 BGR)."""
+    grid is scored by its printed lines (:func:`vision.square_grid.line_score`) plus
+    :func:`rim_evidence`; one clearly better wins. All placements are read from one
+    warped view. Returns ``(n, Hc, canon)`` — the homography image → canonical view
+    and the view (uint8 BGR)."""
     M = MARGIN_CELLS * CELL
-    inv = np.linalg.inv(Hu)
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
-    # hypotheses are judged on a half-size copy (2×2 mean), the answer is full size
-    half = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
-                      interpolation=cv2.INTER_AREA)
-    to_full = np.diag([2.0, 2.0, 1.0])
+    big_m = max(sizes)
+    a = -(big_m - n) if big_m > n else 0           # first cell (of the found grid) seen
+    b = max(n, big_m)                              # one past the last
+    side = (b - a + 2 * MARGIN_CELLS) * CELL
+    org = (a - MARGIN_CELLS) * CELL
+    T = np.array([[n * CELL, 0, -org], [0, n * CELL, -org], [0, 0, 1]], np.float64)
+    Hbig = T @ Hu
+    big = cv2.warpPerspective(image, Hbig, (side, side), flags=cv2.INTER_LINEAR)
+    cx, cy = ridge_integrals(cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))
+    big_hsv = cv2.cvtColor(big, cv2.COLOR_BGR2HSV)
 
-    def view(m: int, lo: np.ndarray):
-        # field of m cells whose corner (in cells of the found grid) is at lo
-        pts = (lo + unit * m) / n
-        corners = cv2.perspectiveTransform(pts[None], inv)[0]
-        Hc = square_homography(corners, m * CELL, M)
-        size = m * CELL + 2 * M
-        canon = cv2.warpPerspective(half, Hc @ to_full, (size, size), flags=cv2.INTER_LINEAR)
-        ideal = M + np.arange(m + 1) * CELL
-        gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
-        return grid_line_score(gray, ideal, ideal) + rim_evidence(canon, m), m, Hc
+    def judge(m: int, dx: int, dy: int):
+        x0, y0 = (dx - a + MARGIN_CELLS) * CELL, (dy - a + MARGIN_CELLS) * CELL
+        k = np.arange(m + 1) * CELL
+        win = np.s_[y0 - M:y0 + m * CELL + M, x0 - M:x0 + m * CELL + M]
+        crop = big[win]
+        score = line_score((cx, cy), x0 + k, y0 + k) + rim_evidence(crop, m, big_hsv[win])
+        return score, m, x0, y0, crop
 
-    best = view(n, np.zeros(2))
+    best = judge(n, 0, 0)
     for m in sizes:
         if m == n:
             continue
@@ -422,12 +428,12 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
         offs = range(-d, 1) if m > n else range(0, d + 1)
         for dy in offs:
             for dx in offs:
-                got = view(m, np.array([dx, dy], np.float64))
+                got = judge(m, dx, dy)
                 if got[0] > best[0] + 0.1:
                     best = got
-    _, m, Hc = best
-    size = m * CELL + 2 * M
-    return m, Hc, cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    _, m, x0, y0, crop = best
+    shift = np.array([[1, 0, M - x0], [0, 1, M - y0], [0, 0, 1]], np.float64)
+    return m, shift @ Hbig, np.ascontiguousarray(crop)
 
 
 def locate_field(image: np.ndarray, sizes=(9, 12)):
@@ -619,9 +625,13 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
     the same estimate leaving the cell itself out (to judge a plain cell against its
     neighbours, e.g. a white joker against the print).
     """
-    from scipy.ndimage import gaussian_filter
-
     n = tri.shape[0]
+    kern = cv2.getGaussianKernel(2 * int(np.ceil(3 * sigma)) + 1, sigma)
+
+    def gaussian_filter(a: np.ndarray) -> np.ndarray:  # zeros beyond the board
+        return cv2.sepFilter2D(np.ascontiguousarray(a, np.float64), cv2.CV_64F, kern, kern,
+                               borderType=cv2.BORDER_CONSTANT)
+
     wb = tri / gain
     chrom = wb / np.maximum(wb.sum(-1, keepdims=True), 1e-5)
     uniform = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1) < 0.03
@@ -632,7 +642,7 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
     loo = ref
     delta = np.zeros((n, n))
     delta[n // 2, n // 2] = 1.0
-    g0 = float(gaussian_filter(delta, sigma, mode="constant")[n // 2, n // 2])
+    g0 = float(gaussian_filter(delta)[n // 2, n // 2])
     for it in range(3):
         c = np.exp(logc - ref)
         csat = (c.max(-1) - c.min(-1)) / np.maximum(c.max(-1), 1e-5)
@@ -640,9 +650,8 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
         if cand.sum() < 3:
             break
         w = cand.astype(np.float64)
-        num = np.stack([gaussian_filter(logc[..., k] * w, sigma, mode="constant")
-                        for k in range(3)], axis=-1)
-        den = gaussian_filter(w, sigma, mode="constant")[..., None]
+        num = np.stack([gaussian_filter(logc[..., k] * w) for k in range(3)], axis=-1)
+        den = gaussian_filter(w)[..., None]
         mean = logc[cand].mean(axis=0)
         ref = (num + 1e-3 * mean) / (den + 1e-3)
         own = (w * g0)[..., None]

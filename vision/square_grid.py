@@ -223,6 +223,21 @@ def grid_line_score(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> float:
     return _line_score(cx, cy, np.asarray(xs, float), np.asarray(ys, float))
 
 
+def ridge_integrals(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative thin-dark-line responses of a grey view ``(S, S)``, to score many grid
+    hypotheses on one view with :func:`line_score`: ``(cx (S+1, S), cy (S, S+1))``,
+    the vertical-line map summed down the columns and the horizontal one along rows."""
+    _, _, cx, cy = _cumulative_ridges(gray)
+    return cx, cy
+
+
+def line_score(integrals: tuple[np.ndarray, np.ndarray], xs, ys) -> float:
+    """:func:`grid_line_score` of lines ``xs``, ``ys`` (pixels) from precomputed
+    :func:`ridge_integrals`."""
+    cx, cy = integrals
+    return _line_score(cx, cy, np.asarray(xs, float), np.asarray(ys, float))
+
+
 def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[GridFit]:
     """Fit n×n square grids of thin dark lines to a rectified grey view ``(S, S)``.
 
