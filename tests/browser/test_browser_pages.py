@@ -127,17 +127,22 @@ def test_camera_frames_are_sent_and_the_answer_shown(open_page, browsers, server
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_photo_upload_path(open_page, browsers, server, artifacts, pictures, tmp_path, game):
+def test_photo_upload_path(open_page, browsers, scaffold_server, artifacts, pictures, tmp_path,
+                           game):  # fmt: skip
+    """The photo input (a phone's camera app or a file): one upload, the picture shown
+    with its overlay, the rules answer. The recogniser is the TEST SCAFFOLDING one (real
+    recognition runs in the camera and sample-picture tests; this is the upload path)."""
     photo = tmp_path / f"{game}.jpg"
     cv2.imwrite(str(photo), pictures[game][0])
-    page, errors = open_page(browsers(game), f"{server.url}/{game}/")
+    page, errors = open_page(browsers(game), f"{scaffold_server.url}/{game}/")
     page.set_input_files("#photo-input", str(photo))
     wait_js(page, ANSWERED, timeout=30_000)
     assert page.evaluate(FRAMES) == 1
     assert page.get_attribute("body", "data-camera") == "photo"
     assert canvas_is_a_picture(page)
-    status = page.text_content("#recognition-status")
-    expected_status(game, status, page.get_attribute("#recognition-status", "data-kind"))
+    if pictures[game][1] is not None:
+        assert page.get_attribute("#recognition-status", "data-kind") == "ok"
+        wait_rules_answer(page, game)
     page.screenshot(path=str(artifacts / f"{game}-upload.png"), full_page=True)
     assert not errors
 
