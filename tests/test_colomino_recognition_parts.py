@@ -1,0 +1,171 @@
+"""Colomino recognition pieces on synthetic data: local print light, tile/plain split,
+table colours around a candidate, rim-marking evidence and the 9×9 / 12×12 size check.
+
+No rendering: every input is built here, so the tests are fast and exact.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import colomino_recognition as cr
+
+PRINT = np.array([0.60, 0.55, 0.45])  # a beige print, linear RGB
+
+
+def _board_cells(n: int = 9):
+    """Triangle and centre colours ``(n, n, 4, 3)``, ``(n, n, 3)`` of a board under a
+    light that changes colour and brightness across it, with a few tiles and a joker."""
+    r, c = np.mgrid[0:n, 0:n] / (n - 1)
+    light = np.stack([1.0 + 0.6 * c, 1.0 + 0.1 * r, 1.0 - 0.4 * r], axis=-1)  # (n, n, 3)
+    cells = np.broadcast_to(PRINT, (n, n, 3)) * light
+    tri = np.repeat(cells[:, :, None, :], 4, axis=2).copy()
+    centre = cells.copy()
+    plastic = {"R": (0.55, 0.03, 0.03), "Y": (0.8, 0.55, 0.02), "G": (0.03, 0.3, 0.06),
+               "B": (0.02, 0.08, 0.5)}
+    tiles = {(2, 3): "RYGB", (2, 4): "BYRG", (6, 6): "GGYR"}
+    for (rr, cc), code in tiles.items():
+        for k, letter in enumerate(code):
+            tri[rr, cc, k] = np.array(plastic[letter]) * light[rr, cc]
+        centre[rr, cc] = tri[rr, cc].mean(axis=0)
+    joker = (5, 1)
+    white = np.array([0.80, 0.80, 0.78]) * light[joker]
+    tri[joker] = white
+    centre[joker] = white
+    return tri, centre, cells, tiles, joker
+
+
+def test_print_field_follows_a_coloured_light():
+    tri, centre, cells, tiles, joker = _board_cells()
+    gain = cr.white_balance(tri, centre)
+    local, loo = cr.print_field(tri, centre, gain)
+    plain = np.ones(cells.shape[:2], bool)
+    for rc in (*tiles, joker):
+        plain[rc] = False
+    rel = local[plain] / cells[plain]
+    # a weighted mean lags a steep gradient (60 % across the board) at the board's edge
+    assert np.abs(rel - 1).max() < 0.08
+    assert np.median(np.abs(rel - 1)) < 0.03
+    # one global balance leaves a corner of the print visibly tinted; the local one not
+    wb = cells[0, -1] / gain
+    assert (wb.max() - wb.min()) / wb.max() > 0.15
+    norm = cells[0, -1] / local[0, -1]
+    assert (norm.max() - norm.min()) / norm.max() < 0.05
+    # the joker is judged against the print around it, not against itself
+    assert centre[joker].mean() / loo[joker].mean() > 1.2
+
+
+def test_cells_are_split_into_tiles_and_plain_against_the_local_print():
+    tri, centre, _, tiles, joker = _board_cells()
+    local, _ = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    is_tile = score > cr.tile_threshold(score)
+    found = set(zip(*np.nonzero(is_tile), strict=True))
+    # every tile is found and no print cell is taken for one; the white joker on the
+    # beige print looks tinted (bluish) against it, but less than any plastic colour
+    assert found - {joker} == set(tiles)
+    assert score[joker] < cr.JOKER_MAX_TINT < min(score[t] for t in tiles)
+
+
+def test_tile_threshold_stays_within_its_bounds():
+    rng = np.random.default_rng(1)
+    empty_board = rng.uniform(0.0, 0.06, 81)
+    assert cr.tile_threshold(empty_board) >= 0.18  # noise is not split into tiles
+    mixed = np.concatenate([empty_board, rng.uniform(0.7, 0.95, 30)])
+    t = cr.tile_threshold(mixed)
+    assert 0.18 <= t <= 0.3
+
+
+def test_a_colour_common_around_the_candidate_is_the_tables():
+    h, w = 120, 160
+    blue = np.zeros((h, w), bool)
+    blue[::6, :] = True                       # a blue-striped cloth everywhere
+    red = np.zeros((h, w), bool)
+    red[40:80, 60:100:7] = True               # red only on the board
+    quad = np.array([[50, 30], [110, 30], [110, 90], [50, 90]], float)
+    assert cr._table_classes([blue, red], quad, [False, False]) == [True, False]
+    assert cr._table_classes([blue, red], quad, [False, True]) == [True, True]
+
+
+# ------------------------------------------------------------------ rim markings, size
+
+CELL_PX = 30
+LETTER_BGR = [(40, 40, 210), (30, 200, 240), (60, 150, 40), (190, 80, 30)]
+
+
+def _board_image(n: int, origin: int = 70, size: int = 560) -> np.ndarray:
+    """A front-on board: print, thin dark grid lines, a coloured marking beside every
+    outer cell (0.12..0.55 cell outside the field), on a grey table."""
+    img = np.full((size, size, 3), (90, 100, 95), np.uint8)
+    end = origin + n * CELL_PX
+    cv2.rectangle(img, (origin - 25, origin - 25), (end + 25, end + 25), (205, 210, 212), -1)
+    for k in range(n + 1):
+        x = origin + k * CELL_PX
+        cv2.line(img, (x, origin), (x, end), (70, 70, 75), 1)
+        cv2.line(img, (origin, x), (end, x), (70, 70, 75), 1)
+    d0, d1 = int(0.12 * CELL_PX), int(0.55 * CELL_PX)
+    for i in range(n):
+        a, b = origin + i * CELL_PX + 3, origin + (i + 1) * CELL_PX - 3
+        for side in range(4):
+            col = LETTER_BGR[(i + side) % 4]
+            if side == 0:
+                cv2.rectangle(img, (a, origin - d1), (b, origin - d0), col, -1)
+            elif side == 1:
+                cv2.rectangle(img, (end + d0, a), (end + d1, b), col, -1)
+            elif side == 2:
+                cv2.rectangle(img, (a, end + d0), (b, end + d1), col, -1)
+            else:
+                cv2.rectangle(img, (origin - d1, a), (origin - d0, b), col, -1)
+    return img
+
+
+def _to_unit(x0: float, y0: float, side: float) -> np.ndarray:
+    src = np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]],
+                   np.float32)
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    return cv2.getPerspectiveTransform(src, unit).astype(np.float64)
+
+
+def _canonical(img: np.ndarray, n: int, x0: float, y0: float) -> np.ndarray:
+    M = cr.MARGIN_CELLS * cr.CELL
+    H = cv2.getPerspectiveTransform(
+        np.array([[x0, y0], [x0 + n * CELL_PX, y0], [x0 + n * CELL_PX, y0 + n * CELL_PX],
+                  [x0, y0 + n * CELL_PX]], np.float32),
+        np.array([[M, M], [M + n * cr.CELL, M], [M + n * cr.CELL, M + n * cr.CELL],
+                  [M, M + n * cr.CELL]], np.float32))
+    size = n * cr.CELL + 2 * M
+    return cv2.warpPerspective(img, H, (size, size))
+
+
+def test_rim_evidence_marks_the_true_field():
+    img = _board_image(12)
+    full = cr.rim_evidence(_canonical(img, 12, 70, 70), 12)
+    block = cr.rim_evidence(_canonical(img, 9, 70 + CELL_PX, 70 + 2 * CELL_PX), 9)
+    assert full > 0.8
+    assert block < 0.3
+
+
+@pytest.mark.parametrize(("n", "found", "offset"), [
+    (12, 9, (1, 2)),    # a 9×9 block of a 12×12 board grows to the board
+    (12, 9, (3, 0)),
+    (9, 12, (-2, -1)),  # a 12×12 field laid past a 9×9 board's rim shrinks to it
+    (9, 9, (0, 0)),     # a right answer stays
+    (12, 12, (0, 0)),
+])
+def test_settle_size_finds_the_board_around_a_block(n, found, offset):
+    origin = 70 if n == 12 else 140
+    img = _board_image(n, origin)
+    Hu = _to_unit(origin + offset[0] * CELL_PX, origin + offset[1] * CELL_PX,
+                  found * CELL_PX)
+    got_n, Hc, canon = cr._settle_size(img, found, Hu, (9, 12))
+    assert got_n == n
+    M = cr.MARGIN_CELLS * cr.CELL
+    corners = np.array([[[origin, origin], [origin + n * CELL_PX, origin + n * CELL_PX]]],
+                       np.float64)
+    got = cv2.perspectiveTransform(corners, Hc)[0]
+    assert np.allclose(got, [[M, M], [M + n * cr.CELL, M + n * cr.CELL]], atol=0.5)
+    assert canon.shape == (n * cr.CELL + 2 * M, n * cr.CELL + 2 * M, 3)
