@@ -702,3 +702,55 @@ def test_caribo_legal_placements_highlighted_on_the_picture(
     assert all(hits), hits
     page.screenshot(path=str(artifacts / "caribo-overlay-hand-placements.png"), full_page=True)
     assert not errors
+
+
+def test_colomino_announcements_for_blue_chips_shared_and_draw(open_page, browsers, server):
+    """The page's wording for each way a Colomino game is decided (the summaries as the
+    server derives them, served to the page by Playwright instead of a played game)."""
+    import json
+
+    from companion_web.games import summary
+
+    def moves(*scores):
+        events = [{"kind": "start", "player": None, "state": {"rows": [["."] * 9] * 9},
+                   "answer": {}}]  # fmt: skip
+        for player, (points, blue) in enumerate(scores):
+            answer = {"points": points, "blue": blue, "yellow": points - 2 * blue,
+                      "placements": [{"row": 8, "col": player, "tile": "RRRR"}]}  # fmt: skip
+            events.append({"kind": "move", "player": player, "answer": answer,
+                           "state": {"rows": [["."] * 9] * 9}})  # fmt: skip
+        events += [{"kind": "pass", "player": p, "answer": {}, "state": {"rows": [["."] * 9] * 9}}
+                   for p in range(len(scores))]  # fmt: skip
+        return events
+
+    players = ["Ana", "Ben", "Cem"]
+    cases = {
+        "blue": (moves((5, 2), (5, 1), (1, 0)), "Game over (a full round passed without a tile "
+                 "placed): Ana wins — 5 points like Ben, but more blue chips (2 to 1)."),
+        "shared": (moves((4, 1), (4, 1), (0, 0)), "Game over (a full round passed without a "
+                   "tile placed): Ana and Ben share the win with 4 points and 1 blue chip each."),
+        "draw": (moves((3, 1), (3, 1), (3, 1)), "Game over (a full round passed without a tile "
+                 "placed): a draw — everybody has 3 points and 1 blue chip."),
+    }  # fmt: skip
+    sessions = {
+        key: {"id": key, "game": "colomino", "mode": "game", "players": players,
+              "settings": {"size": 9, "final_round": "all", "side_walls": False},
+              "created_at": "2026-01-01T00:00:00", "updated_at": "2026-01-01T00:00:00",
+              "state": {"game": "colomino", "size": 9, "rows": [["."] * 9 for _ in range(9)]},
+              "events": [], "summary": summary("colomino", players, {}, events)}
+        for key, (events, _text) in cases.items()
+    }  # fmt: skip
+    page, errors = open_page(browsers("colomino"), "about:blank")
+    listing = {"sessions": [{k: v for k, v in s.items() if k not in ("state", "events",
+               "summary")} for s in sessions.values()]}  # fmt: skip
+    page.route("**/api/sessions?game=colomino",
+               lambda route: route.fulfill(json=listing))  # fmt: skip
+    page.route("**/api/sessions/*",
+               lambda route: route.fulfill(json=sessions[route.request.url.rsplit("/", 1)[1]]))
+    page.goto(f"{server.url}/colomino/")
+    wait_js(page, "document.querySelectorAll('#session-list option').length === 4")
+    for key, (_events, text) in cases.items():
+        page.select_option("#session-list", key)
+        page.wait_for_selector("#announcement[data-over=yes]")
+        wait_js(page, f"document.getElementById('announcement').textContent === {json.dumps(text)}")
+    assert not errors
