@@ -324,12 +324,20 @@
 
   function onSession(session) {
     const s = session.summary;
+    if (boardInput.value.trim() !== session.state.notation.trim()) {
+      movesResult.textContent = ""; // the answer was for another board
+      placementList.replaceChildren();
+      placements = [];
+      problems = [];
+    } else if (movesResult.textContent.startsWith("Placed ")) {
+      movesResult.textContent = "";
+    }
     boardInput.value = session.state.notation;
     const box = document.getElementById("tiles-left");
     box.replaceChildren(
       el("table", { class: "scoreboard" },
         el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Tiles left" })),
-        ...session.players.map((name, i) => el("tr", { class: i === s.turn && !s.over ? "to-move" : "" }, el("td", { text: name }), el("td", { text: String(s.tiles_left[i]) })))),
+        ...session.players.map((name, i) => el("tr", { class: i === s.turn && !s.over ? "to-move" : (s.winner || []).includes(i) ? "winner" : "" }, el("td", { text: name }), el("td", { text: String(s.tiles_left[i]) })))),
     );
     draw();
   }

@@ -97,7 +97,12 @@ const HexBoard = (() => {
     const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
     const pad = W;
     const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
-    svgEl.setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+    const width = Math.max(...xs) - minX + pad, height = Math.max(...ys) - minY + pad;
+    svgEl.setAttribute("viewBox", `${minX} ${minY} ${width} ${height}`);
+    // natural size about 1.2 CSS px per unit: a small board is not blown up to the full
+    // width (CSS scales a large one down to fit)
+    svgEl.setAttribute("width", String(Math.round(width * 1.2)));
+    svgEl.setAttribute("height", String(Math.round(height * 1.2)));
     const badCells = new Set();
     for (const d of options.problems || []) {
       if (d && Array.isArray(d.cells) && d.kind !== "mismatch") for (const cell of d.cells) badCells.add(`${cell[0]},${cell[1]}`);

@@ -754,3 +754,38 @@ def test_colomino_announcements_for_blue_chips_shared_and_draw(open_page, browse
         page.wait_for_selector("#announcement[data-over=yes]")
         wait_js(page, f"document.getElementById('announcement').textContent === {json.dumps(text)}")
     assert not errors
+
+
+def test_caribo_game_tracking_turns_tiles_left_and_winner(open_page, browsers, server,
+                                                          artifacts):  # fmt: skip
+    page, errors = open_page(browsers("caribo"), f"{server.url}/caribo/")
+    page.fill("#session-players", "Ana, Ben")
+    page.click("#session-start")
+    wait_js(page, "!document.getElementById('session-info').hidden")
+    assert page.text_content("#session-summary") == "Ana to move"
+    page.fill("#board", "S")
+    page.click("#confirm-move")
+    wait_js(page, "document.getElementById('session-summary').textContent === 'Ben to move'")
+    left = page.locator("#tiles-left tr")
+    assert left.nth(1).text_content() == "Ana17" and left.nth(2).text_content() == "Ben18"
+    page.fill("#hand", "WS")
+    page.click("#moves-button")
+    wait_js(page, "document.querySelectorAll('#placements li').length > 0")
+    page.locator("#placements li button").first.click()
+    page.click("#confirm-move")
+    wait_js(page, "document.getElementById('session-summary').textContent === 'Ana to move'")
+    assert left.nth(2).text_content() == "Ben17"
+    # a move that breaks the rules is refused with the engine's reason
+    page.fill("#board", "S,W,B")
+    page.click("#confirm-move")
+    wait_js(page, "!document.getElementById('messages').hidden")
+    assert page.text_content("#messages").startswith("the board breaks the placement rules (")
+    page.click("#messages")  # tap to close
+    assert page.is_hidden("#messages")
+    for _ in range(2):
+        page.click("#pass-button")
+        page.wait_for_timeout(50)
+    wait_js(page, "document.body.dataset.sessionOver === 'yes'")
+    assert page.text_content("#session-summary") == "Game over — winner: Ana and Ben"
+    page.screenshot(path=str(artifacts / "caribo-session-over.png"), full_page=True)
+    assert not errors
