@@ -789,3 +789,13 @@ def test_caribo_game_tracking_turns_tiles_left_and_winner(open_page, browsers, s
     assert page.text_content("#session-summary") == "Game over — winner: Ana and Ben"
     page.screenshot(path=str(artifacts / "caribo-session-over.png"), full_page=True)
     assert not errors
+
+
+def test_phone_start_page(open_page, browsers, server, artifacts):
+    page, errors = open_page(browsers("wauri"), "about:blank")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server.url}/")
+    assert page.locator("ul.games li").count() == 3
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(artifacts / "phone-index.png"), full_page=True)
+    assert not errors
