@@ -27,10 +27,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     from flask.json.provider import DefaultJSONProvider
 
     class BoundedJSONProvider(DefaultJSONProvider):
-        """JSON too deeply nested for the parser is malformed JSON (a ValueError, so
-        ``get_json(silent=True)`` gives None and the route answers 400), not a 500."""
+        """Strict JSON in: nesting too deep for the parser, ``NaN``/``Infinity`` and
+        numbers that overflow to infinity are malformed (a ValueError, so
+        ``get_json(silent=True)`` gives None and the route answers 400) — not a 500,
+        and nothing stored that the server would echo back as invalid JSON."""
 
         def loads(self, s, **kwargs):
+            kwargs.setdefault("parse_constant", _reject_constant)
+            kwargs.setdefault("parse_float", _finite_float)
             try:
                 return super().loads(s, **kwargs)
             except RecursionError:
@@ -85,6 +89,17 @@ def create_app(test_config: dict | None = None) -> Flask:
         return response
 
     return app
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} overflows")
+    return value
 
 
 def _register_errors(app: Flask) -> None:

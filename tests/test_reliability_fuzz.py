@@ -39,7 +39,7 @@ JSON_LEAVES = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.floats()  # NaN and ±Infinity too: not JSON, the server must refuse them
     | st.text(max_size=12)
 )
 JSON_VALUES = st.recursive(
@@ -302,11 +302,20 @@ def web(tmp_path_factory):
     return app.test_client()
 
 
+def _strict_json(data: bytes):
+    """Parse like a browser's JSON.parse: NaN/Infinity are errors."""
+
+    def refuse(name):
+        raise AssertionError(f"the server answered invalid JSON ({name})")
+
+    return json.loads(data, parse_constant=refuse)
+
+
 def _check_http(response, *, allow_timeout: bool = False, allow_redirect=False) -> None:
     status = response.status_code
     if status == 308 and allow_redirect:  # werkzeug merges "//" in a path with a redirect
         return
-    body = response.get_json(silent=True)
+    body = _strict_json(response.data) if response.is_json else None
     if status == 503 and allow_timeout and "did not answer within" in body.get("error", ""):
         return  # a search that ran out of its documented time budget
     assert status in (200, 201, 204, 400, 404, 405, 409, 413, 422), (status, body)
@@ -427,6 +436,18 @@ def test_http_query_and_path_parameters(web, text):
                         query_string={"format": text}), **get)  # fmt: skip
     _check_http(web.get(f"/api/colomino/layout/{quote(text, safe='')}"), **get)
     _check_http(web.delete(f"/api/calibration/{quote(text, safe='')}"), **get)
+
+
+@pytest.mark.parametrize("number", ["NaN", "-Infinity", "Infinity", "1e999", "-2e400"])
+def test_non_finite_numbers_are_400_and_never_stored(web, number):
+    """Found by this suite: ``{"settings": {"x": NaN}}`` made a session whose every
+    answer (and the session list of every device) was invalid JSON for the page."""
+    body = '{"game": "wauri", "settings": {"x": ' + number + "}}"
+    response = web.post("/api/sessions", data=body, content_type="application/json")
+    assert response.status_code == 400
+    listed = web.get("/api/sessions")
+    assert listed.status_code == 200
+    _strict_json(listed.data)
 
 
 def test_deeply_nested_json_body_is_400_not_500(web):
