@@ -393,17 +393,23 @@ def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> fl
 
 
 def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
-    """Check a field found as n×n (``Hu``: image → unit square) against the other
+    """Check a field found as n×n (``Hu``: image → unit square) against the same grid
+    shifted by a cell (a row of rim markings taken for cells) and against the other
     board size lying around it or inside it (a 9×9 block of a 12×12 field, or a 12×12
-    field grown past a 9×9 board's rim): every placement of the other size sharing the
-    grid is scored by its printed lines (:func:`vision.square_grid.line_score`) plus
+    field grown past a 9×9 board's rim): every such placement sharing the grid is
+    scored by its printed lines (:func:`vision.square_grid.line_score`) plus
     :func:`rim_evidence`; one clearly better wins. All placements are read from one
     warped view. Returns ``(n, Hc, canon)`` — the homography image → canonical view
     and the view (uint8 BGR)."""
     M = MARGIN_CELLS * CELL
-    big_m = max(sizes)
-    a = -(big_m - n) if big_m > n else 0           # first cell (of the found grid) seen
-    b = max(n, big_m)                              # one past the last
+    # placements (m, first cell): the grid found shifted by up to a cell, the other
+    # size anywhere around or inside it (and a cell beyond)
+    offs = {}
+    for m in sizes:
+        lo, hi = (-1, 1) if m == n else ((n - m - 1, 1) if m > n else (-1, n - m + 1))
+        offs[m] = range(lo, hi + 1)
+    a = min(min(r) for r in offs.values())                       # first cell seen
+    b = max(max(r) + m for m, r in offs.items())                 # one past the last
     side = (b - a + 2 * MARGIN_CELLS) * CELL
     org = (a - MARGIN_CELLS) * CELL
     T = np.array([[n * CELL, 0, -org], [0, n * CELL, -org], [0, 0, 1]], np.float64)
@@ -421,13 +427,11 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
         return score, m, x0, y0, crop
 
     best = judge(n, 0, 0)
-    for m in sizes:
-        if m == n:
-            continue
-        d = abs(m - n)
-        offs = range(-d, 1) if m > n else range(0, d + 1)
-        for dy in offs:
-            for dx in offs:
+    for m, rng in offs.items():
+        for dy in rng:
+            for dx in rng:
+                if m == n and dx == dy == 0:
+                    continue
                 got = judge(m, dx, dy)
                 if got[0] > best[0] + 0.1:
                     best = got
@@ -509,11 +513,11 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         after = grid_line_score(gray2, ideal, ideal)
         if after > before + 0.02:
             Hc, canon, gray, before = Hc2, canon2, gray2, after
-    # the other board size around (or inside) the grid found
+    # the grid shifted by a cell, or the other board size around (or inside) it
     to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
     to_unit[2, 2] = 1.0
     n2, Hc2, canon2 = _settle_size(image, n, to_unit @ Hc, sizes)
-    if n2 != n:
+    if n2 != n or not np.allclose(Hc2 / Hc2[2, 2], Hc / Hc[2, 2], rtol=1e-6, atol=1e-6):
         n, Hc, canon = n2, Hc2, canon2
         size = n * CELL + 2 * M
         ideal = M + np.arange(n + 1) * CELL
