@@ -197,7 +197,7 @@ const Boardcam = (() => {
     const k = overlayScale(ctx);
     const font = Math.round(13 * k);
     const spacing = typicalSpacing((items || []).map(pixelCentre).filter(Boolean));
-    const radius = Math.min(16, 0.4 * spacing);
+    const radius = Math.min(16 * k, 0.4 * spacing);
     ctx.save();
     ctx.lineWidth = Math.max(3, 2 * k);
     ctx.font = `bold ${font}px sans-serif`;

@@ -167,9 +167,10 @@
     const pit = pits.find((p) => (p.name || p.pit) === want);
     const at = Boardcam.pixelCentre(pit);
     if (!at) return;
+    const k = Boardcam.overlayScale(ctx);
     ctx.save();
     ctx.strokeStyle = "#35e06b";
-    ctx.lineWidth = 7;
+    ctx.lineWidth = 7 * Math.max(1, 0.7 * k);
     ctx.beginPath();
     ctx.arc(at[0], at[1], 34, 0, 2 * Math.PI);
     ctx.stroke();
