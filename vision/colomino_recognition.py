@@ -74,6 +74,10 @@ JOKER_RATIO = 1.2
 JOKER_UNIFORM = 0.03
 #: A joker's tint against the print stays below this saturation (a solid tile's does not).
 JOKER_MAX_TINT = 0.45
+#: Passes of the local print estimate: a plain cell counts as print when its tint
+#: against the running estimate is below the pass's value (wide first, so a hot spot of
+#: lamp light at the board's edge is followed, then narrow).
+PRINT_TOLERANCES = (0.45, 0.25, 0.15, 0.15)
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
 
@@ -620,9 +624,9 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
     daylight), so one global balance leaves the print tinted in parts of the board. The
     print is seen in the cells whose four triangles share one chromaticity and which are
     near-neutral after the running estimate; their log colours are averaged with a
-    Gaussian weight (``sigma`` cells, normalised convolution) — three passes, starting
-    from the global balance ``gain``. Cells far from any plain cell fall back to the
-    board's mean print.
+    Gaussian weight (``sigma`` cells, normalised convolution) — one pass per
+    :data:`PRINT_TOLERANCES`, starting from the board's median plain cell. Cells far
+    from any plain cell fall back to the board's mean print.
 
     ``tri (n, n, 4, 3)``, ``centre (n, n, 3)`` linear RGB, ``gain (3,)``. Returns
     ``(local, loo)``, both ``(n, n, 3)`` linear RGB: the print's colour at every cell, and
@@ -647,10 +651,10 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
     delta = np.zeros((n, n))
     delta[n // 2, n // 2] = 1.0
     g0 = float(gaussian_filter(delta)[n // 2, n // 2])
-    for it in range(3):
+    for tol in PRINT_TOLERANCES:
         c = np.exp(logc - ref)
         csat = (c.max(-1) - c.min(-1)) / np.maximum(c.max(-1), 1e-5)
-        cand = uniform & (csat < (0.35 if it == 0 else 0.15))
+        cand = uniform & (csat < tol)
         if cand.sum() < 3:
             break
         w = cand.astype(np.float64)
