@@ -238,10 +238,12 @@ def test_photo_board_geometry_and_counts(rendered):
                                                "to_move")}))
     want = wr.state_counts(after)
     assert abs(sum(got) - 48) <= 3
-    # a single photo of piles of 4-6 seeds is read only roughly (see the README figures);
-    # tracking below turns it into the exact position
-    assert sum(a == b for a, b in zip(got, want, strict=True)) >= 8
-    assert sum(abs(a - b) for a, b in zip(got, want, strict=True)) <= 10
+    # a single photo of piles of 4-6 seeds is read only roughly: the seeds seen are within
+    # two of the truth in every cavity, the pits holding 0 or 1 seed exactly; tracking
+    # below turns the reading into the exact position
+    seen = reading.visible
+    assert all(abs(a - b) <= 2 for a, b in zip(seen, want, strict=True)), seen
+    assert all(a == b for a, b in zip(seen[:12], want[:12], strict=True) if b <= 1), seen
     assert [p["name"] for p in answer["pits"]] == list(wr.NAMES)
     assert 0.0 <= answer["confidence"] <= 1.0
     assert any("whose move" in w for w in answer["warnings"])

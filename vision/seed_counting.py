@@ -13,7 +13,7 @@ seeds: a game has 48), and a multiple of the filter's noise on the bare board to
 Piles hide seeds, so the visible count ``v`` under-reads large counts. :func:`estimate`
 turns ``v`` into an expected count and a standard deviation that grows with ``v``
 (measured on simulated piles: up to ~8 seeds one layer shows nearly all of them, above
-that about one seed in six is hidden). :func:`constrain_total` then picks the integer
+that about two seeds in five are hidden). :func:`constrain_total` then picks the integer
 counts that are most likely under these per-cavity Gaussians *and* add up to the known
 total (48 in a normal game), which moves the missing seeds to the piles where they most
 probably hide.
@@ -32,7 +32,8 @@ REL_THRESHOLD = 0.4  # fraction of the strong seeds' typical response
 NOISE_THRESHOLD = 3.0  # multiple of the filter's noise on the bare top
 DARK_THRESHOLD = 2.0  # dark blobs must be this much stronger than the bright threshold
 PILE_START = 4.0  # seeds in a cavity above which a pile hides some
-PILE_HIDDEN = 0.2  # hidden seeds per seed above PILE_START
+PILE_HIDDEN = 0.4  # hidden seeds per seed above PILE_START
+NMS_DIAMETER = 1.6  # peaks closer than 0.8 seed radii are one seed (in seed radii)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def blob_response(gray: np.ndarray, seed_r_px: float) -> np.ndarray:
 
 def local_maxima(resp: np.ndarray, seed_r_px: float) -> np.ndarray:
     """Bool mask of local maxima of ``resp`` over a disk of about half a seed radius."""
-    k = max(3, int(round(0.55 * seed_r_px)) | 1)
+    k = max(3, int(round(NMS_DIAMETER * seed_r_px)) | 1)
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     return (resp >= cv2.dilate(resp, disk)) & (resp > 0)
 
@@ -83,7 +84,7 @@ def threshold(resp: np.ndarray, maxima: np.ndarray, cavities: np.ndarray,
 def visible_mean_sigma(n) -> tuple[np.ndarray, np.ndarray]:
     """Expected visible peaks and their spread for ``n`` seeds in a cavity (arrays).
 
-    Piles hide seeds: about one seed in five above the fourth (measured on simulated
+    Piles hide seeds: about two in five above the fourth (measured on simulated
     piles); the spread grows with the count.
     """
     n = np.asarray(n, dtype=np.float64)

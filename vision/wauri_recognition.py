@@ -42,6 +42,8 @@ from vision.recognize import NothingFound
 GAME_SEEDS = 48
 MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
 MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
+MIN_CONTRAST = 0.84  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
+COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
 
 
@@ -89,13 +91,13 @@ def read_board(image: np.ndarray) -> BoardReading:
     pyr = pl.Pyramid(image)
     fit = pl.find_board(pyr)
     if fit is None or fit.template_score < MIN_TEMPLATE_SCORE \
-            or fit.pits_found < MIN_PITS_FOUND:
+            or fit.pits_found < MIN_PITS_FOUND or fit.contrast < MIN_CONTRAST:
         raise NothingFound("no board found")
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
     view, to_mm = pl.rectify(pyr, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
     gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    masks = _cavity_masks(gray.shape, to_mm, 1.0)
+    masks = _cavity_masks(gray.shape, to_mm, COUNT_GROW)
     top = np.zeros(gray.shape, np.uint8)
     corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
                                        np.linalg.inv(to_mm)).reshape(-1, 2)
