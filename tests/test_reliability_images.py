@@ -242,3 +242,20 @@ def test_strip_conversion_matches_a_whole_image_conversion():
     grey = rng.integers(0, 255, (900, 2100), dtype=np.uint8)
     ok, buf = cv2.imencode(".png", grey)
     assert np.array_equal(decode_photo(buf.tobytes()), cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["recognize", "--game", "caribo", "/dev/zero"],  # st_size 0, endless: bounded read
+        ["recognize", "--game", "wauri", "/"],
+        ["recognize", "--game", "colomino", "/nonexistent/photo.jpg"],
+        ["calibrate", "caribo", "/dev/zero", "-o", "/dev/null"],
+    ],
+)
+def test_photo_paths_that_are_not_photos_are_exit_2(cli, argv):
+    start = time.perf_counter()
+    result = cli(*argv)
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("boardcam: error: image: ") and result.err.count("\n") == 1
+    assert time.perf_counter() - start < 10

@@ -103,10 +103,13 @@ def read_photo(path: str | Path, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Read and decode a photo file (see :func:`decode_photo`)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
+        # a bounded read: st_size is 0 for /dev/zero, pipes and /proc files
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
             raise PhotoError(f"image: {path} is larger than {MAX_BYTES // (1024 * 1024)} MB")
-        data = path.read_bytes()
+    except PhotoError:
+        raise
     except FileNotFoundError:
         raise PhotoError(f"image: no such file: {path}") from None
     except IsADirectoryError:
