@@ -72,6 +72,27 @@ def read_json_argument(value: str, what: str):
         raise UsageError(f"{what}: not valid JSON ({reason})") from None
 
 
+def check_json_text(text: str, what: str) -> str:
+    """``text`` unchanged, after checking that text which starts like JSON (``{``/``[``)
+    parses as strict JSON: nesting deeper than the parser recurses, NaN/Infinity and
+    other malformed JSON are a one-line :class:`UsageError` here, before a consumer
+    that parses it itself (a recogniser's ``previous`` state) can crash on it."""
+    if not text.lstrip().startswith(("{", "[")):
+        return text
+
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except RecursionError:
+        raise UsageError(f"{what}: JSON nested too deeply") from None
+    except ValueError as exc:
+        reason = str(exc).split(";")[0].split(": line ")[0]
+        raise UsageError(f"{what}: not valid JSON ({reason})") from None
+    return text
+
+
 def emit(obj) -> None:
     """Print one JSON object on stdout."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")

@@ -36,6 +36,7 @@ from vision.recognize import NothingFound, RecognizerUnavailable
 from vision.recognize import recognize as vision_recognize
 
 from .calibration_pages import load_for
+from .cli_support import check_json_text
 from .games import SessionInputError
 
 MAX_PREVIOUS_CHARS = 100_000
@@ -54,6 +55,8 @@ def recognize_upload(game: str):
     previous = request.form.get("previous") or None
     if previous is not None and len(previous) > MAX_PREVIOUS_CHARS:
         raise SessionInputError(f"previous: longer than {MAX_PREVIOUS_CHARS} characters")
+    if previous is not None:
+        check_json_text(previous, "previous")  # 400, not a 500 inside the recogniser
     started = time.perf_counter()
     image = decode_photo(data, max_pixels=current_app.config["MAX_PIXELS"])
     decoded = time.perf_counter()

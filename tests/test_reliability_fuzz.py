@@ -457,3 +457,52 @@ def test_deeply_nested_json_body_is_400_not_500(web):
         response = web.post(route, data="[" * 100_000, content_type="application/json")
         assert response.status_code == 400, route
         assert response.get_json()["error"] == "body: expected a JSON object"
+
+
+def _small_photo(game: str) -> bytes:
+    import cv2
+
+    from companion_web import SAMPLE_IMAGES
+
+    path = sorted(SAMPLE_IMAGES.glob(f"{game}_*.jpg"))[0]
+    ok, buf = cv2.imencode(".jpg", cv2.resize(cv2.imread(str(path)), (640, 360)))
+    assert ok
+    return buf.tobytes()
+
+
+PREVIOUS_TEXT = (
+    NOTATION_TEXT
+    | COLOMINO_DOCS.map(json.dumps)
+    | WAURI_DOCS.map(json.dumps)
+    | st.sampled_from(["[" * 5000, "{" * 5000, "NaN", '{"x": NaN}', "[1e999]", "{", "null"])
+)
+
+
+@pytest.mark.parametrize("game", ["wauri", "colomino"])
+def test_http_recognize_with_hostile_previous(web, game):
+    """Found by this suite: a ``previous`` nested 5 000 deep crashed the recogniser's
+    own JSON parsing (500); it is 400 now, before the recogniser runs."""
+    import io
+
+    photo = _small_photo(game)
+
+    @settings(max_examples=fuzz_examples(15), deadline=None,
+              suppress_health_check=FIXTURE_OK, database=None)  # fmt: skip
+    @given(previous=PREVIOUS_TEXT)
+    def run(previous):
+        response = web.post(f"/api/{game}/recognize",
+                            data={"image": (io.BytesIO(photo), "p.jpg"), "previous": previous},
+                            content_type="multipart/form-data")  # fmt: skip
+        _check_http(response)
+
+    run()
+
+
+@pytest.mark.parametrize("previous", ["[" * 5000, '{"game": "wauri", "south": NaN}', "{"])
+def test_cli_recognize_hostile_previous_is_exit_2(cli, previous):
+    from companion_web import SAMPLE_IMAGES
+
+    photo = sorted(SAMPLE_IMAGES.glob("wauri_*.jpg"))[0]
+    result = cli("recognize", "--game", "wauri", str(photo), "--previous", previous)
+    _check_cli(result)
+    assert result.code == 2 and "--previous" in result.err

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from companion_web.cli_support import EXIT_MALFORMED, EXIT_NEGATIVE, emit, read_argument
+from companion_web.cli_support import (
+    EXIT_MALFORMED,
+    EXIT_NEGATIVE,
+    check_json_text,
+    emit,
+    read_argument,
+)
 from vision.recognize import GAMES, NothingFound, RecognizerUnavailable
 
 
@@ -29,6 +35,8 @@ def run(args) -> int:
         return EXIT_MALFORMED
     image = read_photo(args.image)
     previous = read_argument(args.previous, "--previous") if args.previous else None
+    if previous is not None:
+        check_json_text(previous, "--previous")
     calibration = None
     if args.calibration:
         from calibration import load_calibration  # provided with the colour calibration
