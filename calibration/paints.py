@@ -83,8 +83,11 @@ class PaintCalibration:
                     f"calibration: 'paints.{c}' must be three numbers 0..4 (linear RGB)")
             out.append((c, tuple(float(x) for x in v)))
         samples = data.get("samples", {})
-        if not isinstance(samples, dict):
-            raise CalibrationFormatError("calibration: 'samples' must be an object")
+        if not isinstance(samples, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in samples.values()
+        ):
+            raise CalibrationFormatError(
+                "calibration: 'samples' must be an object of sample counts")
         return cls(tuple(out), tuple((k, int(v)) for k, v in samples.items()),
                    str(data.get("source", "")))
 
@@ -92,14 +95,25 @@ class PaintCalibration:
 def load_calibration(path) -> PaintCalibration:
     """Read a calibration file; raises :class:`CalibrationFormatError` for bad files."""
     p = Path(path)
+    limit = 16 * 1024 * 1024  # a calibration is a few KB; bounded even for /dev/zero
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as handle:
+            raw = handle.read(limit + 1)
     except OSError as exc:
         raise CalibrationFormatError(f"--calibration: cannot read {path}: {exc.strerror}") from None
+    if len(raw) > limit:
+        raise CalibrationFormatError(f"--calibration: {path} is larger than {limit} bytes")
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CalibrationFormatError(f"--calibration: {path} is not UTF-8 JSON text") from None
     except json.JSONDecodeError as exc:
         raise CalibrationFormatError(f"--calibration: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise CalibrationFormatError("--calibration: invalid JSON (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        reason = str(exc).split(";")[0]
+        raise CalibrationFormatError(f"--calibration: invalid JSON ({reason})") from None
     return PaintCalibration.from_json(data)
 
 

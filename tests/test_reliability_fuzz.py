@@ -506,3 +506,37 @@ def test_cli_recognize_hostile_previous_is_exit_2(cli, previous):
     result = cli("recognize", "--game", "wauri", str(photo), "--previous", previous)
     _check_cli(result)
     assert result.code == 2 and "--previous" in result.err
+
+
+VALID_CALIBRATION = {
+    "format": "boardcam-paint-calibration", "version": 1, "game": "caribo",
+    "paints": {c: [0.5, 0.4, 0.3] for c in "WSBRGY"},
+    "samples": {c: 6 for c in "WSBRGY"}, "source": "photo.jpg",
+}  # fmt: skip
+
+
+@settings(max_examples=fuzz_examples(150), deadline=None, suppress_health_check=FIXTURE_OK)
+@given(doc=mutated(VALID_CALIBRATION, JSON_VALUES | st.integers(-2, 6)) | JSON_VALUES)
+def test_calibration_file_json(tmp_path_factory, doc):
+    """``--calibration FILE`` (and the stored calibration of the web wizard)."""
+    from calibration import load_calibration
+
+    path = tmp_path_factory.mktemp("cal") / "cal.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        load_calibration(path)
+    except FormatError as exc:
+        _one_line_format_error(exc)
+
+
+@pytest.mark.parametrize("content", [b"[" * 5000, b"\xff\xd8\xff\xe0 binary", b"9" * 5000,
+                                     b'{"format": NaN}'])  # fmt: skip
+def test_cli_hostile_calibration_files_are_exit_2(cli, tmp_path, content):
+    from companion_web import SAMPLE_IMAGES
+
+    path = tmp_path / "cal.json"
+    path.write_bytes(content)
+    photo = sorted(SAMPLE_IMAGES.glob("wauri_*.jpg"))[0]
+    result = cli("recognize", "--game", "wauri", str(photo), "--calibration", str(path))
+    _check_cli(result)
+    assert result.code == 2 and "--calibration" in result.err or "calibration:" in result.err
