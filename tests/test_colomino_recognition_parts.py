@@ -171,3 +171,19 @@ def test_settle_size_finds_the_board_around_a_block(n, found, offset):
     got = cv2.perspectiveTransform(corners, Hc)[0]
     assert np.allclose(got, [[M, M], [M + n * cr.CELL, M + n * cr.CELL]], atol=0.5)
     assert canon.shape == (n * cr.CELL + 2 * M, n * cr.CELL + 2 * M, 3)
+
+
+def test_a_wauri_table_with_a_grid_like_look_is_no_colomino_board():
+    """A simulator photo of a Wauri game (dev seed) in which a weak square grid was once
+    fitted (line score 0.37, confidence 0.05): with neither a clear grid nor rim
+    markings it is no board."""
+    from vision.image_io import decode_photo
+    from vision.recognize import NothingFound
+    from vision.simulator.dataset import render_state
+
+    state = {"game": "wauri", "south": [4, 1, 1, 3, 3, 6], "north": [5, 2, 3, 1, 2, 2],
+             "stores": {"south": 8, "north": 7}, "to_move": "north"}
+    photo = render_state("wauri", state, 194689650535929, "normal", 1280, 720,
+                         source="random-game:ply28")
+    with pytest.raises(NothingFound):
+        cr.recognize(decode_photo(photo.jpeg))

@@ -80,6 +80,9 @@ JOKER_MAX_TINT = 0.45
 PRINT_TOLERANCES = (0.45, 0.25, 0.15, 0.15)
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
+#: ... and, unless it shows at least this much, rim markings (:func:`rim_evidence`).
+SURE_GRID_SCORE = 0.45
+MIN_RIM_EVIDENCE = 0.1
 
 
 # ----------------------------------------------------------------------------- locate
@@ -534,6 +537,10 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             if grid_line_score(cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY), ideal,
                                ideal) > before + 0.02:
                 Hc, canon = Hc2, canon2
+    # a board shows its rim markings, or at least a clear grid (markings may be worn,
+    # cut off by the photo or in the table's colours)
+    if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:
+        raise NothingFound("no board found")
     return Hc, n, float(score), canon
 
 
