@@ -203,7 +203,7 @@ class TLSTerminator:
             self._loop.close()
 
     async def _relay(self, client_reader, client_writer) -> None:
-        peer = client_writer.get_extra_info("peername")
+        peer = client_writer.get_extra_info("peername") or ("unknown", 0)
         try:
             backend_reader, backend_writer = await asyncio.open_connection(*self.backend)
         except OSError:
