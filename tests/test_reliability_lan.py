@@ -61,8 +61,6 @@ def _every_route(app, session_id: str) -> list[tuple[str, str]]:
     for rule in app.url_map.iter_rules():
         url = rule.rule
         for arg in rule.arguments:
-            url = url.replace(f"<{rule._converters[arg].__class__.__name__}", "<")
-        for arg in rule.arguments:
             for conv in ("path:", "int:", ""):
                 url = url.replace(f"<{conv}{arg}>", values[arg])
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
