@@ -3,38 +3,46 @@
 Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
 
 1. *Locate*: in a reduced copy (long side 480 px, white-patch balanced) the pixels of
-   the four game colours (hue classes R, Y, G, B; a class covering a fifth of the photo
-   is the table and is ignored) are gathered where three classes mix; their regions'
-   minimum-area rectangles, and closed edge contours
-   (:func:`vision.square_grid.quad_candidates`), are candidate outlines.
+   the four game colours (hue classes R, Y, G, B) are gathered where three classes
+   mix; their regions' minimum-area rectangles, and closed edge contours
+   (:func:`vision.square_grid.quad_candidates`), are candidate outlines. A class
+   covering a fifth of the photo, or common outside a candidate (a blue gingham
+   cloth), is the table's for that candidate.
 2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
    twice on the ring of rim markings (or, failing that, on the board print's colour):
    robust lines through the outermost marked pixels of each side.
 3. *Fit the grid*, two ways, one score: the *rim ruler* — along each side the rim
-   markings are runs of one colour, their centres regressed on their index give the
-   cell pitch and position (9 or 12 markings) — and the printed grid of thin dark lines
+   markings are runs of one colour (or of any colour when the table shares the
+   board's), their centres regressed on their index give the cell pitch and position
+   (9 or 12 markings) — and the printed grid of thin dark lines
    (:func:`vision.square_grid.fit_grid`); both are judged by how many grid segments show
-   as lines. A crossing-by-crossing RANSAC refinement is kept only if the lines agree
-   better with it.
+   as lines. Crossing-by-crossing RANSAC refinements (half a cell, then closer) are
+   kept only if the lines agree better. Then the same grid shifted by a cell, and the
+   other board size around or inside it, are scored by lines plus rim-marking evidence
+   (:func:`rim_evidence`) and taken when clearly better. A fit with neither a clear grid
+   nor rim markings is no board.
 4. *Read*: the field is warped to a canonical view (``CELL`` px per cell plus one cell
    of rim); every cell's four triangles, its centre and the rim markings are averaged.
-   Colours are white-balanced on the print (von Kries on the cells whose triangles are
-   uniform and unsaturated), a triangle is plastic if its saturation is above the
-   photo's own print/plastic split (Otsu), and hues are labelled in CIE Lab with centres
+   The print's colour is estimated cell by cell (:func:`print_field`: lamps light a
+   board unevenly in brightness and colour); a cell is a tile when its two most
+   coloured triangles are saturated against that local print (split per photo, Otsu).
+   Hues are labelled in CIE Lab after the board's global print balance, with centres
    re-estimated over the whole board (k-means on hue). Soft game prior: touching
    triangles of neighbouring tiles, and a tile and the rim marking beside it, take a
-   common colour where one side is unsure.
+   common colour where one side is unsure (hue evidence weighted by chroma).
 5. *Orient*: the read rim is compared with the default layouts in all four turns; the
    best turn fixes the base line (south). If none fits, the read rim is returned under
    ``"layout"`` in the orientation nearest the image's up with ``"base_known": false``.
-6. *Decide cells*: coloured triangles → a tile; a uniform, pale cell lighter than the
-   print around it → a joker (at most four, the lightest); a solid cell of the printed
-   colour on a printed field → ``.``.
+6. *Decide cells*: coloured triangles → a tile; a uniform cell at most moderately tinted
+   against the print and not darker than it, or clearly lighter → a joker (at most
+   four, the lightest); a solid cell of the printed colour on a printed field → ``.``.
 
-Known limits (measured on simulator photos, see the project report): boards on
-saturated or patterned tables under warm lamps are often not found or mis-fitted;
-glare washes tiles out towards the print; jokers are told from empty cells by
-lightness only; recognition takes about ten times the JPEG decode time.
+Known limits (measured on simulator photos, see the project report): glare under lamps
+washes tiles towards the light's colour and turns yellow into green, red into blue;
+a joker about as light as the print is read as an empty cell; a one-colour tile on a
+printed field of its colour is read as the print; boards on patterned tables in
+oblique views are sometimes not found or mis-fitted; recognition takes about ten times
+the JPEG decode time.
 """
 
 from __future__ import annotations
