@@ -91,6 +91,12 @@ def test_sigkill_between_moves_keeps_every_confirmed_move(tmp_path, servers):
     server.kill()
     server = servers(instance)
     assert _active_states(server, sid) == confirmed
+    # an answered undo survives a kill too (it is one transaction as well)
+    status, _ = server.request("POST", f"/api/sessions/{sid}/undo")
+    assert status == 200
+    server.kill()
+    server = servers(instance)
+    assert _active_states(server, sid) == confirmed[:-1]
     _check_database(instance)
 
 
