@@ -413,10 +413,10 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
 
 # --------------------------------------------------------------------------- pit lattice
 LAT_SIZE = 480  # long side (px) of the image searched for the pit lattice
-LAT_RADII = (5.0, 6.5, 8.5, 11.0, 14.5, 19.0)  # pit radii tried (px at LAT_SIZE)
+LAT_RADII = (5.0, 7.0, 9.8, 13.7, 19.2)  # pit radii tried (px at LAT_SIZE)
 LAT_PER_SCALE = 50  # strongest pit-like spots kept per radius
-LAT_LAB_WEIGHT = np.array([1.0, 1.0, 1.0], np.float32)
-LAT_SIGNED = True
+LAT_NEAR = 5  # nearest compatible neighbours of a spot that may span its lattice cell
+LAT_TRIES = 20  # best-voted lattice cells refitted
 RING_DE = 14.0  # Lab distance (ΔE) within which two spots' surrounds count as one wood
 PITS_MM = CENTRES_MM[:12]  # the 12 round pits (south 1..6, north 1..6)
 
@@ -441,34 +441,33 @@ def pit_candidates(small: np.ndarray) -> PitSpots:
     """Pit-like spots of a reduced photo: a disk darker than a *uniform* ring around it.
 
     ``small``: ``(h, w, 3)`` uint8 BGR. For every radius in :data:`LAT_RADII` the score is
-    ``max(0, L(ring) - L(disk)) / (std_Lab(ring) + 4)`` (CIE L*, box windows: a square of
-    the disk's area inside a frame reaching 1.6 radii), and its :data:`LAT_PER_SCALE`
+    ``|Lab(disk) - Lab(ring)| / (std_Lab(ring) + 4)`` with the disk's lightness counted
+    only where it is darker (box windows: a square of the disk's area inside a frame
+    reaching 1.6 radii), and its :data:`LAT_PER_SCALE`
     strongest local maxima are kept. A pit's shaded floor is darker than the bare wood
     around it whatever the wood's colour, while board edges and most table patterns have a
     mixed surround; the ring colour lets the lattice search keep one board's pits together.
     """
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    sq = lab * lab
+    ones = np.ones((1, 3), np.float32)
+    sq = cv2.transform(lab * lab, ones)  # Σ_c Lab², one channel
     pts, scores, scales, rings = [], [], [], []
     for si, r in enumerate(LAT_RADII):
         kd = max(1, int(round(1.77 * r)))  # square with the disk's area
         ki = max(kd + 1, int(round(2.3 * r)))
         ko = max(ki + 2, int(round(3.2 * r)))
-        md = cv2.boxFilter(lab, -1, (kd, kd))
-        so = cv2.boxFilter(lab, -1, (ko, ko), normalize=False)
-        si_ = cv2.boxFilter(lab, -1, (ki, ki), normalize=False)
-        qo = cv2.boxFilter(sq, -1, (ko, ko), normalize=False)
-        qi = cv2.boxFilter(sq, -1, (ki, ki), normalize=False)
         n = float(ko * ko - ki * ki)
-        mr = (so - si_) / n
-        var = (qo - qi) / n - mr * mr
-        sr = np.sqrt(np.maximum(var, 0).sum(-1))
-        diff = (md - mr) * LAT_LAB_WEIGHT
-        if LAT_SIGNED:
-            diff[..., 0] = np.minimum(diff[..., 0], 0)
-        score = np.sqrt((diff * diff).sum(-1)) / (sr + 4.0)
+        md = cv2.boxFilter(lab, -1, (kd, kd))
+        mr = (cv2.boxFilter(lab, -1, (ko, ko), normalize=False)
+              - cv2.boxFilter(lab, -1, (ki, ki), normalize=False)) * (1.0 / n)
+        q = (cv2.boxFilter(sq, -1, (ko, ko), normalize=False)
+             - cv2.boxFilter(sq, -1, (ki, ki), normalize=False)) * (1.0 / n)
+        sr = cv2.sqrt(np.maximum(q - cv2.transform(mr * mr, ones), 0))
+        diff = md - mr
+        diff[..., 0] = np.minimum(diff[..., 0], 0)  # a pit is darker, not lighter
+        score = cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
         k = max(3, int(round(1.6 * r)) | 1)
-        peak = score >= cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        peak = score >= cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
         ys, xs = np.nonzero(peak & (score > 0))
         sc = score[ys, xs]
         order = np.argsort(-sc)[:LAT_PER_SCALE]
@@ -492,7 +491,7 @@ def _compatible(spots: PitSpots) -> np.ndarray:
 
 
 def _lattice_hypotheses(pts: np.ndarray, rad: np.ndarray, compat: np.ndarray,
-                        near: int = 6):
+                        near: int = LAT_NEAR):
     """(anchor index, u, v): two of a spot's ``near`` nearest compatible neighbours
     (1.5–4.5 radii away) spanning a plausible lattice cell (angle 50–130°, side ratio
     0.55–1.8)."""
@@ -593,7 +592,7 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
     b_u, b_v = w_u.reshape(nh, -1).max(1), w_v.reshape(nh, -1).max(1)
     votes = np.maximum(b_u, b_v)
     out: list[tuple[int, np.ndarray]] = []
-    for h in np.argsort(-votes, kind="stable")[:40]:
+    for h in np.argsort(-votes, kind="stable")[:LAT_TRIES]:
         if votes[h] < min_pits:
             break
         along_v = b_v[h] > b_u[h]
@@ -685,20 +684,23 @@ def find_board(image) -> BoardFit | None:
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     ranked = []  # (cavity contrast, template score, shape score, homography, pits located)
     for n, hom in lattice_homographies(pyr):
-        hom, tscore, _n = fit_cavities(pyr, hom, ppm=COARSE_PX_PER_MM, refine=False)
-        ranked.append((cavity_contrast(pyr, hom), tscore, n / 12.0, hom, n))
-    for tscore, score, hom in _region_fits(pyr):
-        ranked.append((cavity_contrast(pyr, hom), tscore, score, hom, 0))
+        ranked.append((cavity_contrast(pyr, hom), 0.0, n / 12.0, hom, n))
+    if not ranked or max(r[0] for r in ranked) < CONTRAST_SURE:
+        for tscore, score, hom in _region_fits(pyr):
+            ranked.append((cavity_contrast(pyr, hom), tscore, score, hom, 0))
     if not ranked:
         return None
     ranked.sort(key=lambda f: -(f[0] + 0.05 * f[1]))
     best = None
     for contrast0, tscore0, score, hom0, n in ranked[:REFINED]:
+        if best is not None and best[5] >= CONTRAST_SURE:
+            break
         hom, tscore, found = fit_cavities(pyr, hom0, (0.94, 1.0, 1.06), (0.9, 1.0, 1.1))
         hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
         contrast = cavity_contrast(pyr, hom)
         if contrast < contrast0 and n:
             # on a faint board the local refinement can wander: keep the lattice fit
+            _h, tscore0, _n = fit_cavities(pyr, hom0, (1.0,), (1.0,), refine=False)
             hom, tscore, found, contrast = hom0, tscore0, n, contrast0
         if best is None or contrast + 0.05 * tscore > best[0]:
             best = (contrast + 0.05 * tscore, hom, tscore, found, score, contrast)
@@ -710,6 +712,7 @@ def find_board(image) -> BoardFit | None:
 
 
 REFINED = 3  # best coarse fits refined; the refined fit with most cavity contrast wins
+CONTRAST_SURE = 0.93  # a fit this clear ends the search (no colour regions, no more refits)
 
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:

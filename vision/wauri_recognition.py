@@ -42,6 +42,7 @@ from vision.recognize import NothingFound
 GAME_SEEDS = 48
 MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
 MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
+MIN_CONTRAST_TRACKING = 0.75  # with --previous a legal turn must also explain the counts
 MIN_CONTRAST = 0.84  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
 COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
@@ -81,17 +82,19 @@ def _cavity_masks(shape, to_mm: np.ndarray, grow: float = 1.0) -> list[np.ndarra
     return masks
 
 
-def read_board(image: np.ndarray) -> BoardReading:
+def read_board(image: np.ndarray, min_contrast: float = MIN_CONTRAST) -> BoardReading:
     """Find the board in ``image`` ((H, W, 3) uint8 BGR) and count every cavity.
 
-    Raises :class:`vision.recognize.NothingFound` when no board is found.
+    ``min_contrast``: the least :func:`vision.pit_layout.cavity_contrast` a fit must have
+    to count as a board. Raises :class:`vision.recognize.NothingFound` when no board is
+    found.
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise NothingFound("no board found (not a colour photo)")
     pyr = pl.Pyramid(image)
     fit = pl.find_board(pyr)
     if fit is None or fit.template_score < MIN_TEMPLATE_SCORE \
-            or fit.pits_found < MIN_PITS_FOUND or fit.contrast < MIN_CONTRAST:
+            or fit.pits_found < MIN_PITS_FOUND or fit.contrast < min_contrast:
         raise NothingFound("no board found")
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
@@ -251,8 +254,9 @@ def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
     the visible seed peaks (:func:`vision.seed_counting.loglik_table`), in both board
     orientations, plus a small prior on the number of turns. Returns ``(best, ranked)``:
     ``best`` is None when even the best candidate disagrees with more than
-    ``max_outliers`` cavities (counts more than ~3 standard deviations away); ``ranked``
-    lists the best few distinct candidates, most likely first.
+    ``max_outliers`` cavities (counts more than ~3 standard deviations away) or is more
+    than :data:`MAX_FIT_COST` less likely than the reading itself (a misread photo);
+    ``ranked`` lists the best few distinct candidates, most likely first.
     """
     total = previous.total()
     visible = list(reading.visible)
@@ -276,11 +280,30 @@ def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
         return None, []
     best = ranked[0]
     vis = np.array(flip_counts(visible) if best.flipped else visible, float)
-    mean, sigma = sc.visible_mean_sigma(np.array(state_counts(best.position)))
+    counts = np.array(state_counts(best.position))
+    mean, sigma = sc.visible_mean_sigma(counts)
     outliers = int((np.abs(vis - mean) / sigma > 3.0).sum())
-    if outliers > max_outliers:
+    table = tables[best.flipped]
+    cost = float(table.max(1).sum() - table[rows, counts].sum())
+    if outliers > max_outliers or cost > MAX_FIT_COST:
         return None, ranked[:5]
     return best, ranked[:5]
+
+
+MAX_FIT_COST = 20.0  # log-likelihood the best legal position may lose to the free reading
+MIN_MARGIN = 1.0  # log-odds by which the best turn must beat any other position to count
+
+
+def margin(ranked: list[Candidate]) -> float:
+    """Log-likelihood by which the first candidate beats the best one that leaves a
+    different position (inf when there is none)."""
+    if not ranked:
+        return 0.0
+    key = (state_counts(ranked[0].position), ranked[0].position.to_move)
+    for c in ranked[1:]:
+        if (state_counts(c.position), c.position.to_move) != key:
+            return ranked[0].loglik - c.loglik
+    return float("inf")
 
 
 # --------------------------------------------------------------------------- answer
@@ -327,7 +350,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)  # small images: OpenCV's thread pool costs more than it saves
     try:
-        reading = read_board(image)
+        reading = read_board(image, MIN_CONTRAST if prev is None else MIN_CONTRAST_TRACKING)
     finally:
         cv2.setNumThreads(threads)
     warnings: list[str] = []
@@ -347,6 +370,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         return answer
     best, ranked = track(prev, reading)
     observed = counts_to_state(counts, prev.to_move)
+    if best is None and reading.fit.contrast < MIN_CONTRAST:
+        raise NothingFound("no board found")
     if best is None:
         warnings.extend(w)
         warnings.append("no legal turn from the previous position explains the photo; "
@@ -374,16 +399,21 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     if not best.complete:
         warnings.append("the mover earned an extra move and has not played it yet")
     alt = [c for c in ranked[1:] if c.loglik > best.loglik - 2.0]
-    if alt:
+    explained = margin(ranked) >= MIN_MARGIN
+    if alt and explained:
         desc = "; ".join(f"{c.moves}" for c in alt[:3])
         warnings.append(f"the counts alone are ambiguous (also close: {desc}); the legal "
                         "sequence most consistent with them was chosen")
+    elif not explained:
+        desc = "; ".join(f"{c.moves}" for c in alt[:3])
+        warnings.append(f"the counts cannot tell these legal turns apart: {best.moves} "
+                        f"(shown) or {desc}; confirm the position before going on")
     final = state_counts(best.position)
     answer = best.position.to_json()
     conf = [float(probs[0])] * 14
     answer.update({"pits": _pits_json(reading, final, conf, best.flipped),
                    "confidence": round(float(probs[0]), 4), "warnings": warnings,
-                   "moves": best.moves, "explained": True, "observed": observed})
+                   "moves": best.moves, "explained": explained, "observed": observed})
     return answer
 
 
