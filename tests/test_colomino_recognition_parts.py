@@ -187,3 +187,28 @@ def test_a_wauri_table_with_a_grid_like_look_is_no_colomino_board():
                          source="random-game:ply28")
     with pytest.raises(NothingFound):
         cr.recognize(decode_photo(photo.jpeg))
+
+
+def test_colour_mixture_follows_a_glare_tail_that_hue_alone_misreads():
+    """Yellow plastic washed out by a lamp's glare drifts in Lab towards the light's
+    colour (here past green's hue); the photo's own mixture of four full-covariance
+    clusters keeps the tail with yellow, where nearest-hue labelling does not."""
+    rng = np.random.default_rng(3)
+
+    def blob(c, n, s=3.0):
+        return np.array(c) + rng.normal(0, s, (n, 3))
+
+    t = np.linspace(0, 1, 24)[:, None]
+    tail = (np.array((70, 0, 65)) * (1 - t) + np.array((86, -12, -4)) * t
+            + rng.normal(0, 1.5, (24, 3)))
+    lab = np.concatenate([blob((45, 60, 40), 40), blob((70, 0, 65), 40), tail,
+                          blob((50, -45, 25), 40), blob((35, 20, -60), 40)])
+    truth = np.array([0] * 40 + [1] * 64 + [2] * 40 + [3] * 40)
+    cent = cr._hue_centres(lab[:, 1:], np.hypot(lab[:, 1], lab[:, 2]))
+    by_hue, _ = cr.classify_hues(lab, cent)
+    assert (by_hue != truth).sum() >= 5
+    post = cr.colour_posteriors(lab * cr.GMM_WEIGHTS, by_hue)
+    assert post.shape == (len(lab), 4) and np.allclose(post.sum(axis=1), 1)
+    assert (post.argmax(axis=1) == truth).all()
+    # a colour missing from the photo: no mixture, the hue labels stand
+    assert cr.colour_posteriors(lab[truth != 3] * cr.GMM_WEIGHTS, by_hue[truth != 3]) is None

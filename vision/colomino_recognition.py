@@ -86,6 +86,11 @@ JOKER_MAX_TINT = 0.45
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
 PRINT_TOLERANCES = (0.45, 0.25, 0.15, 0.15)
+#: Lab weights (L, a, b) of the per-photo colour mixture (lightness counts half: shade).
+GMM_WEIGHTS = np.array([0.5, 1.0, 1.0])
+#: −log posterior × this = an evidence distance on the scale of hue angles (radians),
+#: so a 3 : 1 posterior is about as sure as the neighbour prior's threshold (0.35).
+POSTERIOR_SCALE = 0.3
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
 #: ... and, unless it shows at least this much, rim markings (:func:`rim_evidence`).
@@ -747,6 +752,36 @@ def hue_distances(lab: np.ndarray, cent: np.ndarray) -> np.ndarray:
     return np.abs(np.angle(np.exp(1j * (ang[..., None] - cent))))
 
 
+def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
+                      reg: float = 9.0, min_count: int = 5) -> np.ndarray | None:
+    """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian
+    mixture (full covariances, EM) fitted to this photo's own triangles.
+
+    ``feats (N, 3)``: weighted CIE Lab of the triangles; ``init (N,)``: their first
+    labels (hue), which seed the responsibilities. ``reg`` (Lab units²) is added to
+    every covariance. Returns None when a colour has fewer than ``min_count`` seeds
+    (a mixture needs every colour present)."""
+    K = len(COLOURS)
+    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
+        return None
+    resp = np.eye(K)[init]
+    eye = reg * np.eye(feats.shape[1])
+    for _ in range(iters):
+        nk = resp.sum(axis=0) + 1e-6
+        mu = resp.T @ feats / nk[:, None]
+        ll = np.empty((len(feats), K))
+        for k in range(K):
+            d = feats - mu[k]
+            cov = (resp[:, k, None] * d).T @ d / nk[k] + eye
+            inv = np.linalg.inv(cov)
+            ll[:, k] = (-0.5 * np.einsum("nd,de,ne->n", d, inv, d)
+                        - 0.5 * np.log(np.linalg.det(cov)) + np.log(nk[k] / len(feats)))
+        ll -= ll.max(axis=1, keepdims=True)
+        resp = np.exp(ll)
+        resp /= resp.sum(axis=1, keepdims=True)
+    return resp
+
+
 def harmonise_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
                     rim_labels: np.ndarray, rim_dist: np.ndarray,
                     unsure: float = 0.35) -> np.ndarray:
@@ -857,6 +892,17 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # evidence of a hue grows with the colour's chroma (washed-out plastic is unsure)
     dist = hue_distances(tri_lab, cent) * np.clip(chroma / 30.0, 0.2, 1.0)[..., None]
     rim_dist = hue_distances(rim_lab, cent) * np.clip(rim_chroma / 30.0, 0.2, 1.0)[..., None]
+    # the plastic colours of this photo as four full-covariance clusters in Lab: glare
+    # and shade stretch each colour's cluster its own way, which hue alone cannot follow
+    on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
+    post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles])
+    if post is not None:
+        labels = labels.copy()
+        labels[on_tiles] = np.argmax(post, axis=1)
+        dist = dist.copy()
+        dist[on_tiles] = -np.log(np.maximum(post, 1e-6)) * POSTERIOR_SCALE
+        srt = np.sort(dist, axis=-1)
+        margin = np.where(on_tiles, srt[..., 1] - srt[..., 0], margin)
     labels = harmonise_edges(labels, dist, is_tile, rim_labels, rim_dist)
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
