@@ -311,13 +311,13 @@ def _strict_json(data: bytes):
     return json.loads(data, parse_constant=refuse)
 
 
-def _check_http(response, *, allow_timeout: bool = False, allow_redirect=False) -> None:
+def _check_http(response, *, allow_redirect=False) -> None:
+    """2xx/4xx with a JSON body (``error`` on 4xx); a rules search over its time limit
+    is 422, an engine crash 500 (a bug), a missing part 503 (none here)."""
     status = response.status_code
     if status == 308 and allow_redirect:  # werkzeug merges "//" in a path with a redirect
         return
     body = _strict_json(response.data) if response.is_json else None
-    if status == 503 and allow_timeout and "did not answer within" in body.get("error", ""):
-        return  # a search that ran out of its documented time budget
     assert status in (200, 201, 204, 400, 404, 405, 409, 413, 422), (status, body)
     if status >= 400:
         assert isinstance(body, dict) and isinstance(body.get("error"), str), body
@@ -349,7 +349,7 @@ def test_http_rules_endpoints(web, route):
               suppress_health_check=FIXTURE_OK, database=None)
     @given(body=RULES_ENDPOINTS[route] | JSON_VALUES)
     def run(body):
-        _check_http(web.post(route, json=body), allow_timeout=route.endswith("solve"))
+        _check_http(web.post(route, json=body))
 
     run()
 
