@@ -681,6 +681,20 @@ def find_board(image) -> BoardFit | None:
     Returns a :class:`BoardFit` whose homography maps board millimetres to full-image
     pixels with south's row toward the image bottom.
     """
+    fits = find_boards(image)
+    return fits[0] if fits else None
+
+
+def find_boards(image, keep: int = 1) -> list[BoardFit]:
+    """Up to ``keep`` distinct board fits, most likely first (see :func:`find_board`).
+
+    Candidates come from the pit lattice (:func:`lattice_homographies`) and, unless a
+    lattice fit is already clear (contrast ≥ :data:`CONTRAST_SURE`), from colour regions;
+    they are ranked by :func:`cavity_contrast`, the best :data:`REFINED` are refined with
+    :func:`fit_cavities` (a refinement that lowers the contrast of a lattice fit is
+    dropped). More than one fit is returned only when the best is not clear, so a caller
+    with more knowledge (a previous position) can choose.
+    """
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     ranked = []  # (cavity contrast, template score, shape score, homography, pits located)
     for n, hom in lattice_homographies(pyr):
@@ -689,11 +703,11 @@ def find_board(image) -> BoardFit | None:
         for tscore, score, hom in _region_fits(pyr):
             ranked.append((cavity_contrast(pyr, hom), tscore, score, hom, 0))
     if not ranked:
-        return None
+        return []
     ranked.sort(key=lambda f: -(f[0] + 0.05 * f[1]))
-    best = None
-    for contrast0, tscore0, score, hom0, n in ranked[:REFINED]:
-        if best is not None and best[5] >= CONTRAST_SURE:
+    done = []
+    for contrast0, tscore0, score, hom0, n in ranked[:max(REFINED, keep)]:
+        if done and max(f[5] for f in done) >= CONTRAST_SURE:
             break
         hom, tscore, found = fit_cavities(pyr, hom0, (0.94, 1.0, 1.06), (0.9, 1.0, 1.1))
         hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
@@ -702,13 +716,23 @@ def find_board(image) -> BoardFit | None:
             # on a faint board the local refinement can wander: keep the lattice fit
             _h, tscore0, _n = fit_cavities(pyr, hom0, (1.0,), (1.0,), refine=False)
             hom, tscore, found, contrast = hom0, tscore0, n, contrast0
-        if best is None or contrast + 0.05 * tscore > best[0]:
-            best = (contrast + 0.05 * tscore, hom, tscore, found, score, contrast)
-    _k, hom, tscore, found, score, contrast = best
-    c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom).reshape(-1, 2)
-    d = c[1] - c[0]
-    across = abs(d[1]) > abs(d[0])
-    return BoardFit(hom, float(score), found, bool(across), float(tscore), contrast)
+        done.append((contrast + 0.05 * tscore, hom, tscore, found, score, contrast))
+    done.sort(key=lambda f: -f[0])
+    out: list[BoardFit] = []
+    for _k, hom, tscore, found, score, contrast in done:
+        centres = cv2.perspectiveTransform(CENTRES_MM[None], hom)[0]
+        pitch = float(np.linalg.norm(centres[1] - centres[0]))
+        if any(np.linalg.norm(f.centres_px() - centres, axis=1).max() < 0.25 * pitch
+               for f in out):
+            continue
+        c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
+                                     hom).reshape(-1, 2)
+        d = c[1] - c[0]
+        out.append(BoardFit(hom, float(score), found, bool(abs(d[1]) > abs(d[0])),
+                            float(tscore), contrast))
+        if len(out) == keep:
+            break
+    return out
 
 
 REFINED = 3  # best coarse fits refined; the refined fit with most cavity contrast wins

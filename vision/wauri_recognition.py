@@ -42,7 +42,7 @@ from vision.recognize import NothingFound
 GAME_SEEDS = 48
 MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
 MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
-MIN_CONTRAST_TRACKING = 0.75  # with --previous a legal turn must also explain the counts
+MIN_CONTRAST_TRACKING = 0.65  # with --previous a legal turn must also explain the counts
 MIN_CONTRAST = 0.84  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
 COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
@@ -89,13 +89,26 @@ def read_board(image: np.ndarray, min_contrast: float = MIN_CONTRAST) -> BoardRe
     to count as a board. Raises :class:`vision.recognize.NothingFound` when no board is
     found.
     """
+    return read_boards(image, min_contrast, 1)[0]
+
+
+def read_boards(image: np.ndarray, min_contrast: float = MIN_CONTRAST,
+                keep: int = 1) -> list[BoardReading]:
+    """Like :func:`read_board`, but up to ``keep`` readings of distinct board fits when
+    the best fit is not clear (:func:`vision.pit_layout.find_boards`), best first."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise NothingFound("no board found (not a colour photo)")
     pyr = pl.Pyramid(image)
-    fit = pl.find_board(pyr)
-    if fit is None or fit.template_score < MIN_TEMPLATE_SCORE \
-            or fit.pits_found < MIN_PITS_FOUND or fit.contrast < min_contrast:
+    fits = [f for f in pl.find_boards(pyr, keep)
+            if f.template_score >= MIN_TEMPLATE_SCORE and f.pits_found >= MIN_PITS_FOUND
+            and f.contrast >= min_contrast]
+    if not fits:
         raise NothingFound("no board found")
+    return [_read_fit(pyr, f) for f in fits]
+
+
+def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
+    """Count the seeds of every cavity of one board fit."""
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
     view, to_mm = pl.rectify(pyr, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
@@ -336,6 +349,35 @@ def _pits_json(reading: BoardReading, counts, confidences, flipped: bool) -> lis
     return out
 
 
+ALTERNATIVE_FITS = 3  # board fits tried against the previous position when none is clear
+
+
+def fit_cost(reading: BoardReading, candidate: Candidate, total: int) -> float:
+    """Log-likelihood the candidate's counts lose to the free reading (0 = as likely)."""
+    vis = flip_counts(list(reading.visible)) if candidate.flipped else list(reading.visible)
+    table = sc.loglik_table(vis, total)
+    counts = np.array(state_counts(candidate.position))
+    return float(table.max(1).sum() - table[np.arange(14), counts].sum())
+
+
+def _tracked_reading(image: np.ndarray, prev: Position) -> BoardReading:
+    """The reading, among the plausible board fits, that a legal turn explains best.
+
+    A fit whose counts no legal turn explains is a misplaced board (a pit too far, a table
+    pattern); when several fits are plausible the one whose best turn loses least to its
+    own free reading (:func:`fit_cost`) wins, the best fit when none is explained.
+    """
+    readings = read_boards(image, MIN_CONTRAST_TRACKING, ALTERNATIVE_FITS)
+    if len(readings) == 1:
+        return readings[0]
+    scored = []
+    for i, r in enumerate(readings):
+        best, _ranked = track(prev, r)
+        if best is not None:
+            scored.append((fit_cost(r, best, prev.total()), i))
+    return readings[min(scored)[1]] if scored else readings[0]
+
+
 def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     """Read a Wauri photo ((H, W, 3) uint8 BGR) into the SPEC answer.
 
@@ -350,7 +392,10 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)  # small images: OpenCV's thread pool costs more than it saves
     try:
-        reading = read_board(image, MIN_CONTRAST if prev is None else MIN_CONTRAST_TRACKING)
+        if prev is None:
+            reading = read_board(image)
+        else:
+            reading = _tracked_reading(image, prev)
     finally:
         cv2.setNumThreads(threads)
     warnings: list[str] = []
