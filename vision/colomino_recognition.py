@@ -91,6 +91,9 @@ GMM_WEIGHTS = np.array([0.5, 1.0, 1.0])
 #: −log posterior × this = an evidence distance on the scale of hue angles (radians),
 #: so a 3 : 1 posterior is about as sure as the neighbour prior's threshold (0.35).
 POSTERIOR_SCALE = 0.3
+#: Placements of the grid (shifted, other size) whose rim markings are read, best lines
+#: first.
+SETTLE_CANDIDATES = 8
 #: A grid fit must show at least this fraction of its line segments to be a board.
 MIN_GRID_SCORE = 0.3
 #: ... and, unless it shows at least this much, rim markings (:func:`rim_evidence`).
@@ -438,23 +441,24 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     cx, cy = ridge_integrals(cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))
     big_hsv = cv2.cvtColor(big, cv2.COLOR_BGR2HSV)
 
-    def judge(m: int, dx: int, dy: int):
+    def place(m: int, dx: int, dy: int):
         x0, y0 = (dx - a + MARGIN_CELLS) * CELL, (dy - a + MARGIN_CELLS) * CELL
         k = np.arange(m + 1) * CELL
+        return line_score((cx, cy), x0 + k, y0 + k), m, x0, y0
+
+    def judge(lines: float, m: int, x0: int, y0: int):
         win = np.s_[y0 - M:y0 + m * CELL + M, x0 - M:x0 + m * CELL + M]
         crop = big[win]
-        score = line_score((cx, cy), x0 + k, y0 + k) + rim_evidence(crop, m, big_hsv[win])
-        return score, m, x0, y0, crop
+        return lines + rim_evidence(crop, m, big_hsv[win]), m, x0, y0, crop
 
-    best = judge(n, 0, 0)
-    for m, rng in offs.items():
-        for dy in rng:
-            for dx in rng:
-                if m == n and dx == dy == 0:
-                    continue
-                got = judge(m, dx, dy)
-                if got[0] > best[0] + 0.1:
-                    best = got
+    best = judge(*place(n, 0, 0))
+    others = sorted((place(m, dx, dy) for m, rng in offs.items() for dy in rng for dx in rng
+                     if not (m == n and dx == dy == 0)), key=lambda t: -t[0])
+    # the rim is read only for the placements whose lines could compete
+    for lines, m, x0, y0 in others[:SETTLE_CANDIDATES]:
+        got = judge(lines, m, x0, y0)
+        if got[0] > best[0] + 0.1:
+            best = got
     _, m, x0, y0, crop = best
     shift = np.array([[1, 0, M - x0], [0, 1, M - y0], [0, 0, 1]], np.float64)
     return m, shift @ Hbig, np.ascontiguousarray(crop)
