@@ -39,6 +39,9 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
+#: Open TLS connections one client address may hold (a browser uses up to 6 per host;
+#: waitress serves at most 100 connections, so one stranger cannot take them all).
+MAX_CONNECTIONS_PER_ADDRESS = 24
 CERT_NAME = "lan-cert.pem"
 KEY_NAME = "lan-key.pem"
 CERT_DAYS = 825
@@ -135,10 +138,14 @@ class TLSTerminator:
 
     Runs its own asyncio loop in a daemon thread: :meth:`start` returns once the socket
     listens (``self.port`` is the bound port, useful with port 0); :meth:`stop` closes it.
+    A client address holding ``max_per_address`` open connections has further ones
+    closed at once.
     """
 
-    def __init__(self, host, port, backend, cert, key, *, handshake_timeout=15.0):
+    def __init__(self, host, port, backend, cert, key, *, handshake_timeout=15.0,
+                 max_per_address=MAX_CONNECTIONS_PER_ADDRESS):  # fmt: skip
         self.host, self.port, self.backend = host, port, backend
+        self.max_per_address = max_per_address
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.minimum_version = ssl.TLSVersion.TLSv1_2
         self.context.load_cert_chain(str(cert), str(key))
@@ -151,6 +158,7 @@ class TLSTerminator:
         self._error: BaseException | None = None
         self._peers: dict[int, tuple[str, int]] = {}
         self._peers_lock = threading.Lock()
+        self._open: dict[str, int] = {}  # open relays per client address (loop thread only)
 
     def peer_of(self, backend_port: int) -> tuple[str, int] | None:
         """The ``(address, port)`` of the client whose relay uses the local port
@@ -204,6 +212,19 @@ class TLSTerminator:
 
     async def _relay(self, client_reader, client_writer) -> None:
         peer = client_writer.get_extra_info("peername") or ("unknown", 0)
+        address = str(peer[0])
+        if self._open.get(address, 0) >= self.max_per_address:
+            client_writer.close()  # one device cannot use up the backend's connections
+            return
+        self._open[address] = self._open.get(address, 0) + 1
+        try:
+            await self._relay_to_backend(peer, client_reader, client_writer)
+        finally:
+            self._open[address] -= 1
+            if not self._open[address]:
+                del self._open[address]
+
+    async def _relay_to_backend(self, peer, client_reader, client_writer) -> None:
         try:
             backend_reader, backend_writer = await asyncio.open_connection(*self.backend)
         except OSError:

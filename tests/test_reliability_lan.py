@@ -395,3 +395,49 @@ def test_localhost_serve_refuses_foreign_host_names(tmp_path):
         assert len(sessions) == 2  # the two through 127.0.0.1 and localhost
     finally:
         server.kill()
+
+
+@needs_openssl
+def test_one_address_cannot_hold_all_connections(tmp_path, lan_app):
+    """A stranger without the token must not exhaust waitress's 100 connections: past
+    ``max_per_address`` open TLS connections from one address, new ones are closed;
+    other devices are served, and the address gets its room back as it closes some."""
+    cert, key = ensure_certificate(tmp_path / "tls", ["127.0.0.1", "localhost"])
+    backend = LiveServer(lan_app, url_scheme="https").start()
+    terminator = TLSTerminator("127.0.0.1", 0, ("127.0.0.1", backend.port), cert, key,
+                               max_per_address=3).start()  # fmt: skip
+    context = ssl.create_default_context(cafile=str(cert))
+
+    def status(conn):
+        conn.request("GET", "/api/status", headers={HEADER: TOKEN})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+
+    try:
+        held = [_https(terminator, context, "127.0.0.2") for _ in range(3)]
+        assert [status(c) for c in held] == [200, 200, 200]
+        extra = _https(terminator, context, "127.0.0.2")
+        with pytest.raises((http.client.HTTPException, ConnectionError, OSError)):
+            status(extra)
+        other = _https(terminator, context, "127.0.0.3")
+        assert status(other) == 200
+        other.close()
+        held.pop().close()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            again = _https(terminator, context, "127.0.0.2")
+            try:
+                assert status(again) == 200
+                break
+            except (http.client.HTTPException, ConnectionError, OSError):
+                time.sleep(0.1)  # the terminator has not seen the close yet
+            finally:
+                again.close()
+        else:
+            raise AssertionError("the address never got its connection back")
+        for conn in held:
+            conn.close()
+    finally:
+        terminator.stop()
+        backend.stop()
