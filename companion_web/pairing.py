@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hmac
 import io
+import threading
+import time
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, g, jsonify, request
@@ -44,6 +46,25 @@ def _presented() -> tuple[str | None, bool]:
     return request.headers.get(HEADER) or request.cookies.get(COOKIE), False
 
 
+_last_logged: dict[str, float] = {}
+_last_logged_lock = threading.Lock()
+LOG_EVERY_SECONDS = 60.0
+
+
+def _first_refusal_in_a_while(address: str | None) -> bool:
+    """True at most once a minute per address (a flood of refusals is not a log flood)."""
+    now = time.monotonic()
+    with _last_logged_lock:
+        if len(_last_logged) > 1000:  # many addresses: forget the old ones
+            for key in [k for k, t in _last_logged.items() if now - t > LOG_EVERY_SECONDS]:
+                del _last_logged[key]
+        last = _last_logged.get(address or "")
+        if last is not None and now - last < LOG_EVERY_SECONDS:
+            return False
+        _last_logged[address or ""] = now
+        return True
+
+
 @bp.before_app_request
 def require_token():
     """Refuse requests without the right token (only when a token is configured)."""
@@ -54,12 +75,13 @@ def require_token():
     if presented and hmac.compare_digest(presented.encode(), expected.encode()):
         g.pairing_set_cookie = from_query
         return None
-    current_app.logger.warning(
-        "refused an unpaired request from %s: %s %s",
-        request.remote_addr,
-        request.method,
-        request.path[:200],
-    )
+    if _first_refusal_in_a_while(request.remote_addr):
+        current_app.logger.warning(
+            "refused an unpaired request from %s: %s %s (logged once a minute per address)",
+            request.remote_addr,
+            request.method,
+            request.path[:200],
+        )
     message = "not paired: open the URL with the pairing token shown in the terminal"
     if request.path.startswith("/api/"):
         return jsonify(error=message), 403

@@ -441,3 +441,17 @@ def test_one_address_cannot_hold_all_connections(tmp_path, lan_app):
     finally:
         terminator.stop()
         backend.stop()
+
+
+def test_refusals_are_logged_once_a_minute_per_address(lan_app, caplog, monkeypatch):
+    import companion_web.pairing as pairing
+
+    monkeypatch.setattr(pairing, "_last_logged", {})
+    client = lan_app.test_client()
+    with caplog.at_level("WARNING", logger=lan_app.logger.name):
+        for _ in range(50):
+            client.get("/api/status", environ_base={"REMOTE_ADDR": "192.0.2.7"})
+        client.get("/api/status", environ_base={"REMOTE_ADDR": "192.0.2.8"})
+    lines = [r.getMessage() for r in caplog.records if "unpaired" in r.getMessage()]
+    assert len(lines) == 2
+    assert "from 192.0.2.7" in lines[0] and "from 192.0.2.8" in lines[1]
