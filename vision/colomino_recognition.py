@@ -874,6 +874,11 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
     uniform = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1) < JOKER_UNIFORM
     ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
+    # lightness against the print around, relative to how plain print cells fare in
+    # this photo (the estimate lags a steep lamp fall-off the same way for all of them)
+    plain_print = uniform & ~is_tile
+    if plain_print.sum() >= 5:
+        ratio = ratio / float(np.median(ratio[plain_print]))
     joker_like = uniform & (cell_score < JOKER_MAX_TINT) & (
         (is_tile & (ratio > 0.95)) | (ratio > JOKER_RATIO))
     jokers = sorted(((float(ratio[r, c]), r, c) for r, c in zip(
