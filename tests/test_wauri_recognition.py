@@ -321,3 +321,92 @@ def test_cli_bad_inputs(cli, tmp_path):
     photo = _sample("wauri_hard_108.jpg")
     res = cli("recognize", "--game", "wauri", str(photo), "--previous", '{"game": "wauri"')
     assert res.code == 2 and "--previous" in res.err and res.err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------- board finder
+def _spots(points, rng, scale_index=2, ring=(120.0, 150.0, 160.0)) -> pl.PitSpots:
+    pts = np.asarray(points, float)
+    n = len(pts)
+    return pl.PitSpots(pts, np.ones(n), np.full(n, scale_index),
+                       np.full(n, pl.LAT_RADII[scale_index]),
+                       np.tile(np.array(ring), (n, 1)) + rng.normal(0, 2, (n, 3)))
+
+
+def test_reduce_basis_gives_the_short_orthogonal_cell():
+    u = np.array([[20.0, 0.0]])
+    v = np.array([[21.0, 20.0]])  # the diagonal neighbour spans the same lattice
+    ru, rv = pl._reduce_basis(u, v)
+    assert abs(float(ru[0] @ rv[0])) < 0.1 * np.linalg.norm(ru) * np.linalg.norm(rv)
+    assert {round(float(np.linalg.norm(ru))), round(float(np.linalg.norm(rv)))} == {20}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lattice_fits_finds_the_pits_among_table_spots(seed):
+    rng = np.random.default_rng(seed)
+    # a board seen in perspective, turned by a random angle
+    ang = rng.uniform(0, np.pi)
+    s = rng.uniform(0.25, 0.4)  # px per mm at LAT_SIZE
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]]) * s
+    hom = np.eye(3)
+    hom[:2, :2] = rot @ np.diag([1.0, -1.0])
+    hom[:2, 2] = (240, 135)
+    hom[2, :2] = rng.uniform(-4e-4, 4e-4, 2)
+    pits = cv2.perspectiveTransform(pl.PITS_MM[None], hom)[0]
+    pits += rng.normal(0, 0.4, pits.shape)
+    board = _spots(np.delete(pits, rng.integers(0, 12), axis=0), rng)  # one pit missed
+    # a table pattern: a coarser, differently coloured grid of dark spots, plus noise
+    grid = np.array([(x, y) for x in range(0, 480, 29) for y in range(0, 270, 29)], float)
+    table = _spots(grid + rng.normal(0, 1, grid.shape), rng, 2, (60.0, 170.0, 170.0))
+    noise = _spots(rng.uniform(0, (480, 270), (40, 2)), rng, int(rng.integers(0, 5)))
+    spots = pl.PitSpots(*(np.concatenate([getattr(b, f) for b in (board, table, noise)])
+                          for f in ("pts", "score", "scale", "rad", "ring")))
+    pitch = np.linalg.norm(pits[1] - pits[0])
+
+    def error(hom):  # the same 12 places? (a lattice's own orientation is arbitrary)
+        got = cv2.perspectiveTransform(pl.PITS_MM[None], hom)[0]
+        return np.linalg.norm(got[:, None] - pits[None], axis=2).min(1).max() / pitch
+
+    # the regular table grid is a lattice too: it is proposed as well, and the cavity
+    # contrast of the photo decides (find_boards); the board must be among the proposals
+    fits = pl.lattice_fits(spots)
+    matching = [(n, hom) for n, hom in fits if error(hom) < 0.15]
+    assert matching, [error(h) for _n, h in fits]
+    n, found = matching[0]
+    assert n >= 11
+    oriented = pl._orient(np.diag([1.0, 1.0, 1.0]) @ found)
+    south = cv2.perspectiveTransform(pl.PITS_MM[None, :6], oriented)[0]
+    north = cv2.perspectiveTransform(pl.PITS_MM[None, 6:], oriented)[0]
+    assert south[:, 1].mean() > north[:, 1].mean()  # south's row nearer the image bottom
+
+
+def test_cavity_contrast_tells_the_board_from_the_table(rendered):
+    _before, _after, photos = rendered
+    for seed in (1001, 1002):
+        img = _decode(photos[seed])
+        fit = pl.find_board(img)
+        assert fit is not None and fit.contrast > 0.9
+        # the same board model moved off the board, onto the table
+        away = np.array([[1.0, 0, 0], [0, 1.0, 2.2 * pl.BOARD_HALF_Y], [0, 0, 1.0]])
+        assert pl.cavity_contrast(img, fit.homography @ away) < 0.8
+
+
+def test_margin_and_fit_cost():
+    before = Position.start()
+    state = WauriState()
+    state.push(3)
+    after = state.position()
+    reading = fake_reading(wr.state_counts(after))
+    best, ranked = wr.track(before, reading)
+    assert best is not None and best.moves[0] == 3
+    assert wr.fit_cost(reading, best, 48) < 1.0
+    assert wr.margin(ranked) >= wr.MIN_MARGIN
+    # two candidates leaving different positions with the same likelihood: no margin
+    twin = wr.Candidate(((1,),), before, best.loglik, False, True)
+    assert wr.margin([best, twin]) == 0.0
+    # one misread cavity is tolerated, three are a misread photo: not explained
+    off = list(wr.state_counts(after))
+    off[12] += 20
+    assert wr.track(before, fake_reading(off))[0] is not None
+    off[0] += 9
+    off[7] += 9
+    assert wr.track(before, fake_reading(off))[0] is None

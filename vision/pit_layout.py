@@ -417,6 +417,7 @@ LAT_RADII = (5.0, 7.0, 9.8, 13.7, 19.2)  # pit radii tried (px at LAT_SIZE)
 LAT_PER_SCALE = 50  # strongest pit-like spots kept per radius
 LAT_NEAR = 5  # nearest compatible neighbours of a spot that may span its lattice cell
 LAT_TRIES = 20  # best-voted lattice cells refitted
+RING_PENALTY = 0.5  # a vote on the ring of nodes around the 6×2 window costs this much
 RING_DE = 14.0  # Lab distance (ΔE) within which two spots' surrounds count as one wood
 PITS_MM = CENTRES_MM[:12]  # the 12 round pits (south 1..6, north 1..6)
 
@@ -560,9 +561,11 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
     ``spots``: from :func:`pit_candidates`. Every spot with two near compatible
     neighbours (:func:`_compatible`) at an angle of 50–130° spans a candidate lattice
     cell (an affine frame); the compatible spots within 0.25 cells of a lattice node vote,
-    and the 6×2 (or 2×6) window with most votes places the 12 pits. A homography through
+    and the 6×2 (or 2×6) window with most votes inside and fewest on the ring of nodes
+    around it places the 12 pits (a regular table pattern fills that ring, a board does
+    not). A homography through
     the matched pits is re-matched twice (absorbing perspective). Returns up to ``keep``
-    distinct ``(pits matched, homography pit mm → px)``, most votes first; the
+    distinct ``(pits matched, homography pit mm → px)``, most pits first; the
     homography's orientation is arbitrary (see :func:`_orient`).
     """
     pts = spots.pts
@@ -579,25 +582,39 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
     ic = np.round(co)
     good = ((np.abs(co - ic) < 0.25).all(2) & (np.abs(ic) <= 6).all(2) & compat[anchors])
     nh = len(anchors)
-    grid = np.zeros((nh, 13, 13), np.float32)
+    # votes on lattice nodes -6..6, stored with an empty border (index = node + 7)
+    grid = np.zeros((nh, 15, 15), np.float32)
     hh, nn = np.nonzero(good)
-    grid[hh, ic[hh, nn, 0].astype(int) + 6, ic[hh, nn, 1].astype(int) + 6] = 1.0
-    cum = np.zeros((nh, 14, 14), np.float32)
+    grid[hh, ic[hh, nn, 0].astype(int) + 7, ic[hh, nn, 1].astype(int) + 7] = 1.0
+    cum = np.zeros((nh, 16, 16), np.float32)
     cum[:, 1:, 1:] = grid.cumsum(1).cumsum(2)
 
     def window(a, b):
         return cum[:, a:, b:] - cum[:, :-a, b:] - cum[:, a:, :-b] + cum[:, :-a, :-b]
 
-    w_u, w_v = window(6, 2), window(2, 6)  # six pits along u / along v
-    b_u, b_v = w_u.reshape(nh, -1).max(1), w_v.reshape(nh, -1).max(1)
-    votes = np.maximum(b_u, b_v)
+    # a board is 6×2 pits with no pit-like spot on the lattice nodes around them; a table
+    # pattern fills those too: score = votes inside − votes on the surrounding ring
+    in_u, in_v = window(6, 2)[:, 1:9, 1:13], window(2, 6)[:, 1:13, 1:9]
+    ring_u = window(8, 4)[:, 0:8, 0:12] - in_u
+    ring_v = window(4, 8)[:, 0:12, 0:8] - in_v
+    sc_u = (in_u - RING_PENALTY * ring_u).reshape(nh, -1)
+    sc_v = (in_v - RING_PENALTY * ring_v).reshape(nh, -1)
+    b_u, b_v = sc_u.max(1), sc_v.max(1)
+    along = b_v > b_u
+    arg = np.where(along, sc_v.argmax(1), sc_u.argmax(1))
+    i0s = np.where(along, arg // 8, arg // 12) - 6
+    j0s = np.where(along, arg % 8, arg % 12) - 6
+    votes = np.where(along, in_v.reshape(nh, -1)[np.arange(nh), arg],
+                     in_u.reshape(nh, -1)[np.arange(nh), arg])
+    rank = np.maximum(b_u, b_v)
     out: list[tuple[int, np.ndarray]] = []
-    for h in np.argsort(-votes, kind="stable")[:LAT_TRIES]:
-        if votes[h] < min_pits:
+    for h in np.argsort(-rank, kind="stable")[:LAT_TRIES]:
+        if rank[h] < min_pits - 2:
             break
-        along_v = b_v[h] > b_u[h]
-        w = w_v[h] if along_v else w_u[h]
-        i0, j0 = (int(x) - 6 for x in np.unravel_index(int(w.argmax()), w.shape))
+        if votes[h] < min_pits:
+            continue
+        along_v = bool(along[h])
+        i0, j0 = int(i0s[h]), int(j0s[h])
         src, dst = [], []
         for k in np.nonzero(good[h])[0]:
             i, j = int(ic[h, k, 0]) - i0, int(ic[h, k, 1]) - j0
