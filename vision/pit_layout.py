@@ -577,10 +577,15 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
     det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
     minv = np.stack([np.stack([m[:, 1, 1], -m[:, 0, 1]], 1),
                      np.stack([-m[:, 1, 0], m[:, 0, 0]], 1)], 1) / det[:, None, None]
-    rel = pts[None, :, :] - pts[anchors][:, None, :]
-    co = np.einsum("hij,hnj->hni", minv, rel)
-    ic = np.round(co)
-    good = ((np.abs(co - ic) < 0.25).all(2) & (np.abs(ic) <= 6).all(2) & compat[anchors])
+    p32, minv = pts.astype(np.float32), minv.astype(np.float32)
+    rx = p32[None, :, 0] - p32[anchors, 0][:, None]  # (H, n)
+    ry = p32[None, :, 1] - p32[anchors, 1][:, None]
+    ci = minv[:, 0, 0, None] * rx + minv[:, 0, 1, None] * ry  # lattice coordinates
+    cj = minv[:, 1, 0, None] * rx + minv[:, 1, 1, None] * ry
+    ri, rj = np.rint(ci), np.rint(cj)
+    good = ((np.abs(ci - ri) < 0.25) & (np.abs(cj - rj) < 0.25) & (np.abs(ri) <= 6)
+            & (np.abs(rj) <= 6) & compat[anchors])
+    ic = np.stack([ri, rj], 2)
     nh = len(anchors)
     # votes on lattice nodes -6..6, stored with an empty border (index = node + 7)
     grid = np.zeros((nh, 15, 15), np.float32)
