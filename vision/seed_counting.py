@@ -12,11 +12,11 @@ seeds: a game has 48), and a multiple of the filter's noise on the bare board to
 
 Piles hide seeds, so the visible count ``v`` under-reads large counts. :func:`estimate`
 turns ``v`` into an expected count and a standard deviation that grows with ``v``
-(measured on simulated piles: up to ~8 seeds one layer shows nearly all of them, above
-that about two seeds in five are hidden). :func:`constrain_total` then picks the integer
-counts that are most likely under these per-cavity Gaussians *and* add up to the known
-total (48 in a normal game), which moves the missing seeds to the piles where they most
-probably hide.
+(measured on simulated piles: up to 4 seeds nearly all show, above that about two seeds
+in five are hidden; big piles in stores are under-read even so). :func:`constrain_total`
+then picks the integer counts that are most likely under these per-cavity Gaussians *and*
+add up to the known total (48 in a normal game), which moves the missing seeds to the
+piles where they most probably hide.
 """
 
 from __future__ import annotations

@@ -9,20 +9,29 @@ are tried and the one a legal turn explains wins.
 
 Pipeline (:func:`read_board`):
 
-1. :func:`vision.pit_layout.find_board` finds the board and fits the 14-cavity model
-   through perspective (board millimetres → image pixels);
+1. :func:`vision.pit_layout.find_boards` finds the board and fits the 14-cavity model
+   through perspective (board millimetres → image pixels); a fit counts as a board when
+   its cavities stand out from the board top (contrast ≥ :data:`MIN_CONTRAST`), at least
+   :data:`MIN_PITS_FOUND` pits were located and the cavity template agrees;
 2. the board is warped to a top view at a fixed scale, so a seed has a known size;
-3. :mod:`vision.seed_counting` counts the seed peaks in every cavity, turns them into an
-   expected count with an uncertainty that grows with pile size, and fits the counts to
-   the total of 48 seeds when that is plausible (a soft prior; without it the raw reading
-   is kept and a warning says so).
+3. :mod:`vision.seed_counting` counts the seed peaks within 0.8 radii of every cavity's
+   centre (the lit rims are left out), turns them into an expected count with an
+   uncertainty that grows with pile size, and fits the counts to the total of 48 seeds
+   when that is plausible (a soft prior; without it the raw reading is kept and a
+   warning says so).
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
 the opponent's turn are candidates; each is scored by the log-likelihood of the observed
 counts under the per-cavity uncertainties (the total is then a hard constraint, since
-legal play keeps it). The best candidate gives ``"moves"``; when another candidate is
-nearly as likely the answer says the rules chose among several readings.
+legal play keeps it). The best candidate gives ``"moves"``. It is *explained* only when
+it fits the reading (at most :data:`MAX_FIT_COST` less likely than the counts read
+freely, at most two cavities far off) and beats every candidate leaving a different
+position by :data:`MIN_MARGIN`; otherwise the answer says the counts cannot tell the
+turns apart (``"explained": false``, the best guess shown). With a previous position a
+fainter board (contrast ≥ :data:`MIN_CONTRAST_TRACKING`) is accepted when a legal turn
+explains it, and when no board fit is clear up to :data:`ALTERNATIVE_FITS` fits are read
+and the one a legal turn explains best is used.
 """
 
 from __future__ import annotations
