@@ -410,3 +410,19 @@ def test_margin_and_fit_cost():
     off[0] += 9
     off[7] += 9
     assert wr.track(before, fake_reading(off))[0] is None
+
+
+@pytest.mark.parametrize("seed", [1001, 1002])
+def test_no_board_in_the_table_beside_the_board(rendered, seed):
+    """The part of a photo beside the board (the same table, light and camera) is no
+    board: a busy table pattern must not pass for pits."""
+    _before, _after, photos = rendered
+    img = _decode(photos[seed])
+    corners = np.array(photos[seed].truth["board_corners_px"])
+    x0, y0 = corners.min(0).astype(int)
+    x1, y1 = corners.max(0).astype(int) + 1
+    bands = [img[:, :max(x0, 0)], img[:, x1:], img[:max(y0, 0)], img[y1:]]
+    band = np.ascontiguousarray(max(bands, key=lambda b: b.size))
+    assert min(band.shape[:2]) >= 150
+    with pytest.raises(NothingFound):
+        wr.recognize(band)

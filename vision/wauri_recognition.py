@@ -52,7 +52,7 @@ GAME_SEEDS = 48
 MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look like a board
 MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
 MIN_CONTRAST_TRACKING = 0.65  # with --previous a legal turn must also explain the counts
-MIN_CONTRAST = 0.84  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
+MIN_CONTRAST = 0.86  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
 COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
 
