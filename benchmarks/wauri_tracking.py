@@ -13,8 +13,9 @@ be re-run after recogniser changes::
     nice .venv/bin/python benchmarks/wauri_tracking.py --games 4 --turns 12 \
         --difficulty normal --seed 777777 --cache /tmp/wauri_track_cache
 
-Prints one line per turn and a summary: turns tracked / total, photos whose raw counts
-were already exact, and median recognition time.
+Prints one line per turn and a summary: turns explained with a wrong turn (must be 0),
+turns not explained, photos without a board found, turns tracked / total, photos whose
+raw counts were already exact, and median recognition time.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
     from vision.image_io import read_photo
     from vision.wauri_recognition import recognize
 
-    total = tracked = raw_exact = 0
+    total = tracked = raw_exact = wrong = unexplained = 0
     times = []
     rows = []
     for g in range(args.games):
@@ -101,6 +102,8 @@ def main(argv=None) -> int:
             raw_ok = all(obs.get(k) == pos.to_json()[k] for k in ("south", "north", "stores"))
             total += 1
             tracked += ok
+            wrong += answer.get("explained") is True and not ok
+            unexplained += answer.get("explained") is False
             raw_exact += raw_ok
             rows.append({"game": g, "turn": t, "moves": pits, "answer_moves": answer.get("moves"),
                          "explained": answer.get("explained"), "tracked": ok,
@@ -111,6 +114,8 @@ def main(argv=None) -> int:
                   f"{'OK' if ok else 'MISS'} raw={'exact' if raw_ok else 'off'} "
                   f"side={truth.get('south_side')}{' ' + err if err else ''}", flush=True)
             prev = pos
+    print(f"explained but wrong: {wrong}; not explained: {unexplained}; no board found or "
+          f"error: {sum(1 for r in rows if r['error'])}")
     print(f"turns tracked: {tracked}/{total} ({100.0 * tracked / max(total, 1):.1f} %); "
           f"raw readings exact (all 14 cavities): {raw_exact}/{total}; median recognition "
           f"{statistics.median(times) if times else 0:.3f} s ({args.difficulty}, seed "
