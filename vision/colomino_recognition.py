@@ -771,7 +771,8 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
     units²) is added to every covariance. Returns None when a colour has fewer than
     ``min_count`` seeds (a mixture needs every colour present)."""
     K = len(COLOURS)
-    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
+    seeds = init if sure is None else init[sure]
+    if len(seeds) < K * min_count or np.bincount(seeds, minlength=K).min() < min_count:
         return None
     resp = np.eye(K)[init]
     if sure is not None:
