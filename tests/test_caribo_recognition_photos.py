@@ -1,0 +1,91 @@
+"""CARIBO recognition on the committed sample photos, under lamp light and with the
+occupancy model's guarantees (see also ``test_caribo_recognition.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import caribo_recognition as cr
+from vision.evaluation import compare_states
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+BUTTERFLY = "0,0,34WS,56SW,0 - e0,12WB,34BW,0,0 - 12BR,B,23SB,61BS,34GS"
+
+
+def _read_sample(name: str):
+    path = SAMPLES / name
+    if not path.exists():
+        pytest.skip("sample_images not present")
+    truth = json.loads(path.with_suffix(".json").read_text())
+    answer = cr.recognize(cv2.imread(str(path)))
+    return truth, answer, compare_states("caribo", truth["state"], answer)
+
+
+@pytest.mark.parametrize("name", ["caribo_easy_107.jpg", "caribo_normal_121.jpg",
+                                  "caribo_hard_108.jpg"])
+def test_sample_photos_read_perfectly(name):
+    """Daylight samples (36, 14 and 15 tiles) are read exactly, every tile confident."""
+    truth, answer, result = _read_sample(name)
+    assert result.perfect, result
+    assert len(answer["tiles"]) == len(truth["pieces"])
+
+
+@pytest.mark.parametrize(("name", "max_errors"), [("caribo_hard_101.jpg", 1),
+                                                   ("caribo_normal_113.jpg", 2)])
+def test_lamp_samples_nearly_right(name, max_errors):
+    """The lamp-lit samples are NOT read perfectly yet (hard_101: 1 of 24 tiles wrong,
+    normal_113: 2 of 22); this pins today's figures so a regression shows. The third
+    lamp sample, ``caribo_normal_110`` (orange light on a gingham cloth), is misread
+    almost entirely and is not tested."""
+    truth, answer, result = _read_sample(name)
+    assert truth["conditions"]["light_kind"] == "lamp"
+    assert result.piece_errors <= max_errors
+    assert abs(len(answer["tiles"]) - len(truth["pieces"])) <= max_errors
+
+
+def test_lamp_light_without_calibration(tmp_path):
+    """A 3200 K lamp (warm, no white balance) on a wooden table: read exactly with the
+    nominal paints, no calibration file. (Not every lamp photo is: at this size, of 7
+    normal-difficulty lamp seeds 2 are read exactly; seed 22, 2860 K, has 1 of 9 tiles
+    wrong.)"""
+    from companion_web.cli import main
+
+    out = tmp_path / "lamp.jpg"
+    assert main(["render", "--game", "caribo", BUTTERFLY, str(out), "--seed", "14",
+                 "--difficulty", "normal", "--width", "800", "--height", "600"]) == 0
+    truth = json.loads(out.with_suffix(".json").read_text())
+    assert truth["conditions"]["light_kind"] == "lamp"
+    assert truth["conditions"]["kelvin"] < 3300
+    answer = cr.recognize(cv2.imread(str(out)))
+    assert compare_states("caribo", truth["state"], answer).perfect
+
+
+def test_neighbours_only_add_support():
+    """The second occupancy stage can raise a doubtful cell between tiles, never lower a
+    lone cell's own evidence (a single tile stays as sure as it is)."""
+    cells = np.array([[0, 0], [1, 0], [2, 0], [1, -1], [5, 5]])
+    own = np.array([3.0, -0.5, 3.0, 3.0, 2.0])
+    revised = np.maximum(own, cr._neighbour_logit(cells, own))
+    assert np.all(revised >= own)
+    assert revised[1] > 0 > own[1]  # a doubtful cell with three sure neighbours
+    assert revised[4] == own[4]  # the lone cell keeps its own log-odds
+
+
+def test_table_coloured_cell_is_not_a_tile():
+    """Occupancy features of an empty table cell, a white tile on a white cloth and a
+    coloured tile: only the tiles are predicted occupied (the model's intent, on values
+    measured in dev photos)."""
+    feats = np.array([
+        # paint frac, edge, ridge, spread med, max, paint dist, pattern ll, table med/max/min
+        [0.0, 0.05, 0.0, 2.5, 4.0, 25.0, -12.0, 2.0, 3.0, 1.5],  # plain table
+        [0.0, 0.6, 0.15, 1.5, 2.7, 6.5, 0.0, 7.0, 9.0, 6.0],  # white tile on white cloth
+        [1.0, 0.9, 0.14, 1.0, 2.0, 3.0, 0.0, 45.0, 60.0, 30.0],  # coloured tile
+    ])
+    logit = cr._occupancy_logit(feats)
+    assert logit[0] < 0 < logit[1]
+    assert logit[2] > 0
