@@ -88,9 +88,6 @@ JOKER_MAX_TINT = 0.45
 PRINT_TOLERANCES = (0.45, 0.25, 0.15, 0.15)
 #: Lab weights (L, a, b) of the per-photo colour mixture (lightness counts half: shade).
 GMM_WEIGHTS = np.array([0.5, 1.0, 1.0])
-#: Triangles this colourful (Lab chroma) seed the mixture with their hue label; paler
-#: ones (glare, shade) start undecided and join the cluster that explains them.
-SURE_CHROMA = 25.0
 #: −log posterior × this = an evidence distance on the scale of hue angles (radians),
 #: so a 3 : 1 posterior is about as sure as the neighbour prior's threshold (0.35).
 POSTERIOR_SCALE = 0.3
@@ -760,23 +757,18 @@ def hue_distances(lab: np.ndarray, cent: np.ndarray) -> np.ndarray:
 
 
 def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
-                      reg: float = 9.0, min_count: int = 5,
-                      sure: np.ndarray | None = None) -> np.ndarray | None:
+                      reg: float = 9.0, min_count: int = 5) -> np.ndarray | None:
     """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian
     mixture (full covariances, EM) fitted to this photo's own triangles.
 
     ``feats (N, 3)``: weighted CIE Lab of the triangles; ``init (N,)``: their first
-    labels (hue), which seed the responsibilities — only where ``sure (N,)`` bool is
-    true, if given (the others start equally likely in every colour). ``reg`` (Lab
-    units²) is added to every covariance. Returns None when a colour has fewer than
-    ``min_count`` seeds (a mixture needs every colour present)."""
+    labels (hue), which seed the responsibilities. ``reg`` (Lab units²) is added to
+    every covariance. Returns None when a colour has fewer than ``min_count`` seeds
+    (a mixture needs every colour present)."""
     K = len(COLOURS)
-    seeds = init if sure is None else init[sure]
-    if len(seeds) < K * min_count or np.bincount(seeds, minlength=K).min() < min_count:
+    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
         return None
     resp = np.eye(K)[init]
-    if sure is not None:
-        resp[~sure] = 1.0 / K
     eye = reg * np.eye(feats.shape[1])
     for _ in range(iters):
         nk = resp.sum(axis=0) + 1e-6
@@ -912,8 +904,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # the plastic colours of this photo as four full-covariance clusters in Lab: glare
     # and shade stretch each colour's cluster its own way, which hue alone cannot follow
     on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
-    post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles],
-                             sure=chroma[on_tiles] > SURE_CHROMA)
+    post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles])
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
