@@ -529,18 +529,57 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     if not found:
         raise NothingFound("no CARIBO tiles found")
     best = None
+    readings = []
     for lattice in found:
         try:
             answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
                                                    calibration)
         except NothingFound:
             continue
+        readings.append((answer["notation"], quality))
         # candidates come best-first; a later one must explain clearly more
         if best is None or quality > best[2] + QUALITY_MARGIN:
             best = (answer, seg_rgb, quality)
     if best is None:
         raise NothingFound("no CARIBO tiles found")
-    return best[0], best[1]
+    answer, seg_rgb, quality = best
+    runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
+    _calibrate_confidences(answer, quality, runner_up)
+    return answer, seg_rgb
+
+
+CONFIDENCE_WEIGHTS = (0.2466, 1.932, 3.5292, 1.7964, -7.8605)
+"""Platt weights of :func:`_calibrate_confidences` (then the bias): fitted on the tiles
+of 120 dev photos (seeds 2000-2003), checked on 60 others (2004/2005): log-loss of the
+tile confidences 0.92 → 0.29; tiles stated ≥ 0.99 were right 92.7 % before, 100 % after
+(138 tiles), stated 0.9-0.99 57 % before, 98 % after."""
+
+
+def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> None:
+    """Replace the tile confidences of ``answer`` (in place) by calibrated ones.
+
+    A tile's raw confidence (colour posterior × occupancy) ignores whether the lattice
+    itself is right; on a wrong lattice every tile is confidently wrong. The calibrated
+    probability is a logistic function of the raw log-odds, the lead of the chosen
+    lattice's quality over the best differing reading per tile (clipped to -1..2), the
+    quality per tile and the log of the number of tiles. Warnings and the board's
+    confidence (the product) are recomputed.
+    """
+    tiles = answer["tiles"]
+    n = max(len(tiles), 1)
+    w = np.asarray(CONFIDENCE_WEIGHTS)
+    lead = float(np.clip((quality - runner_up) / n, -1.0, 2.0))
+    warnings = []
+    for t in tiles:
+        c = min(max(float(t["confidence"]), 1e-4), 1 - 1e-4)
+        x = np.array([math.log(c / (1 - c)), lead, quality / n, math.log(n)])
+        p = 1.0 / (1.0 + math.exp(-float(x @ w[:-1] + w[-1])))
+        t["confidence"] = round(p, 4)
+        if p < UNSURE:
+            warnings.append(f"unsure of tile {t['tile']} at row {t['row']}, col {t['col']} "
+                            f"(p={p:.2f})")
+    answer["confidence"] = round(float(np.prod([t["confidence"] for t in tiles])), 4)
+    answer["warnings"] = warnings
 
 
 def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration):
