@@ -2,21 +2,35 @@
 
 Pipeline (all at a reduced *detection* resolution except the colour samples):
 
-1. **Table model** — k-means colours of the image border (the table); pixels far from
-   every table colour in Lab are *paint*.
-2. **Lattice** — the tile gaps and paint boundaries all lie on the lines of one
-   hexagonal lattice; the autocorrelation of the colour-edge map inside the paint region
-   gives its two basis vectors (any affine view), an outline-contrast search its phase,
-   and per-tile outline searches refit a homography of the top-face plane (the faces are
-   10 mm above the table, so the table, shadows and wooden sides are never on it).
-3. **Cells** — every lattice cell near the paint region is scored (paint fraction,
-   crisp outline, uniform segments); occupied cells become tiles.
+1. **Table model** — k-means colours of the image border (the table); every pixel's
+   distance from the nearest table colour (Lab, :func:`_table_distance`); pixels far
+   from all of them are *paint*.
+2. **Lattice** — the tile outlines and paint boundaries share three line directions
+   (:func:`vision.hexlattice.line_directions`; a fourth strong one means "not CARIBO"),
+   which fix the lattice's affine view up to scale; scale and phase are searched around
+   two seeds by outline contrast and by how little the figure's outline cuts cells;
+   each candidate's homography of the top-face plane is regrown cell by cell
+   (the faces are 10 mm above the table, so the table and wooden sides are not on it).
+3. **Cells** — every lattice cell near the paint is measured (paint fraction, outline
+   edge/ridge contrast, segment spread, distance to paints and to the table colours,
+   best tile-pattern fit); a logistic model fitted on simulator photos gives its
+   occupancy log-odds, a second stage lets occupied neighbours support a doubtful cell.
 4. **Colours** — six segment colours per tile sampled inside the triangles (away from
-   spokes, rim and sides) at full resolution; light gain by grey-world over the paints,
-   clusters relabelled (:mod:`vision.colour`), or a calibration's measured paints.
+   spokes, rim and sides) at full resolution; the light is searched along the
+   black-body curve and the paint clusters re-centred on the photo
+   (:mod:`vision.colour`), or a calibration's measured paints are used.
 5. **Decoding** — log-likelihood of all 216 tile rotations per cell, a soft bonus for
    matching neighbours, then one global assignment of the 36 physical tiles
-   (``scipy.optimize.linear_sum_assignment``) so no tile appears twice.
+   (``scipy.optimize.linear_sum_assignment``) so no tile appears twice. Every lattice
+   candidate is read; the one with the highest expected right-minus-wrong tiles wins,
+   and tile confidences are calibrated by its lead over differing readings.
+
+Measured limits (``boardcam evaluate``, fresh simulator seeds, see the README): most
+failures at hard difficulty are lattices of the wrong scale or drifting away from the
+seed under strong perspective (``benchmarks/caribo_recognition_diagnose.py`` attributes
+each failure to a stage); at normal difficulty, tiles coloured like the table are still
+missed or empty holes taken for tiles. Recognition takes about 150-250× the JPEG decode
+time.
 """
 
 from __future__ import annotations
