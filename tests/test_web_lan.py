@@ -143,6 +143,7 @@ def test_serve_refuses_a_bad_port(cli):
 def _start_serve(*args, tmp_path):
     """Start ``boardcam serve ARGS --port 0 --instance TMP`` (stdout piped)."""
     import os
+    import signal
     import sys
 
     proc = subprocess.Popen(
@@ -150,6 +151,9 @@ def _start_serve(*args, tmp_path):
          "--instance", str(tmp_path / "instance")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # A shell without job control starts background jobs with SIGINT ignored, and the
+        # child would inherit that: _stop() stands for Ctrl-C, so give it the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     return proc
 
