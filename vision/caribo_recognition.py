@@ -553,13 +553,46 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         readings.append((answer["notation"], quality))
         # candidates come best-first; a later one must explain clearly more
         if best is None or quality > best[2] + QUALITY_MARGIN:
-            best = (answer, seg_rgb, quality)
+            best = (answer, seg_rgb, quality, lattice)
     if best is None:
         raise NothingFound("no CARIBO tiles found")
-    answer, seg_rgb, quality = best
+    if TILE_REFIT:
+        best = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration)
+    answer, seg_rgb, quality, _ = best
     runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
     _calibrate_confidences(answer, quality, runner_up)
     return answer, seg_rgb
+
+
+TILE_REFIT = True
+"""Refit the chosen lattice's homography on the outlines of the tiles read on it."""
+
+
+def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration):
+    """One more homography refit on the occupied cells only (the whole figure, where the
+    regrowth from the seed used cells near the paint), then a re-read; the better of
+    the two readings ``(answer, colours, quality, lattice)`` is returned."""
+    answer, _, quality, lattice = best
+    H_det, edges, ridges, pitch = lattice
+    if len(answer["tiles"]) < 6:
+        return best
+    px = np.array([t["center_px"] for t in answer["tiles"]], float) * scale
+    cells = hexlattice.round_axial(hexlattice.world_to_axial(
+        hexlattice.apply_homography(np.linalg.inv(H_det), px)))
+    signal = ridges if LATTICE_SIGNAL == "ridge" else edges
+    Hn = H_det
+    for search in (0.12, 0.06):
+        Hr, _ = hexlattice.refine_homography(signal, Hn, cells, search * pitch, steps=7)
+        if _plausible_update(Hn, Hr, cells):
+            Hn = Hr
+    if Hn is H_det:
+        return best
+    try:
+        again = _read_tiles(image, small, scale, lab_det, tdist, (Hn, edges, ridges, pitch),
+                            calibration)
+    except NothingFound:
+        return best
+    return (*again, (Hn, edges, ridges, pitch)) if again[2] > quality else best
 
 
 CONFIDENCE_WEIGHTS = (0.2466, 1.932, 3.5292, 1.7964, -7.8605)
