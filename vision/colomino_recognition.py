@@ -117,7 +117,10 @@ def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) ->
     """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated),
     after the white-patch ``gains`` (BGR) if given."""
     if gains is not None:
-        small = cv2.convertScaleAbs(small.astype(np.float32) * gains.astype(np.float32))
+        # per-channel lookup table: the same values as scaling every pixel in float32
+        lut = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None]
+                              * gains.astype(np.float32)[None, :]), 0, 255).astype(np.uint8)
+        small = cv2.LUT(small, lut[None])
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     h = hsv[..., 0].astype(np.int32) * 2
     sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
@@ -519,24 +522,30 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
-    canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    # the grid is refined on grey views warped from the photo's grey copy (one channel,
+    # a third of the work of warping colour); the colour view is warped once it is fixed
+    image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+    def gray_view(H: np.ndarray, side: int) -> np.ndarray:
+        return cv2.warpPerspective(image_gray, H, (side, side), flags=cv2.INTER_LINEAR)
+
     # refine crossing by crossing, first searching half a cell around every expected
     # crossing (a grid misplaced by a fraction of a cell), then closer; keep a
     # refinement only where the printed lines agree better with it (blurred photos may
     # show no lines at all)
     ideal = M + np.arange(n + 1) * CELL
-    gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+    gray = gray_view(Hc, size)
     before = grid_line_score(gray, ideal, ideal)
     for search in (0.45, 0.45, 0.2):
         Hr = refine_grid(gray, n, CELL, M, search=search)
         if Hr is None or not np.all(np.isfinite(Hr)):
             continue
         Hc2 = Hr @ Hc
-        canon2 = cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
-        gray2 = cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY)
+        gray2 = gray_view(Hc2, size)
         after = grid_line_score(gray2, ideal, ideal)
         if after > before + 0.02:
-            Hc, canon, gray, before = Hc2, canon2, gray2, after
+            Hc, gray, before = Hc2, gray2, after
+    canon = None
     # the grid shifted by a cell, or the other board size around (or inside) it
     to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
     to_unit[2, 2] = 1.0
@@ -550,10 +559,10 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         Hr = refine_grid(gray, n, CELL, M, search=0.2)
         if Hr is not None and np.all(np.isfinite(Hr)):
             Hc2 = Hr @ Hc
-            canon2 = cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
-            if grid_line_score(cv2.cvtColor(canon2, cv2.COLOR_BGR2GRAY), ideal,
-                               ideal) > before + 0.02:
-                Hc, canon = Hc2, canon2
+            if grid_line_score(gray_view(Hc2, size), ideal, ideal) > before + 0.02:
+                Hc, canon = Hc2, None
+    if canon is None:
+        canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
     # a board shows its rim markings, or at least a clear grid (markings may be worn,
     # cut off by the photo or in the table's colours)
     if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:
