@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -25,7 +26,7 @@ SAMPLES = ROOT / "sample_images"
 # --------------------------------------------------------------------------- helpers
 def typical_visible(counts) -> tuple[int, ...]:
     """The visible peaks the counter expects for these true counts (rounded mean)."""
-    mean, _ = sc.visible_mean_sigma(np.array(counts))
+    mean, _ = sc.visible_mean_sigma(np.array(counts), np.array(wr.STORES))
     return tuple(int(round(m)) for m in mean)
 
 
@@ -34,7 +35,7 @@ def fake_reading(counts, flipped: bool = False) -> wr.BoardReading:
     vis = typical_visible(counts)
     if flipped:
         vis = tuple(wr.flip_counts(list(vis)))
-    est = [sc.estimate(v) for v in vis]
+    est = [sc.estimate(v, store=s) for v, s in zip(vis, wr.STORES, strict=True)]
     fit = pl.BoardFit(np.eye(3), 1.0, 14, False, 0.8)
     return wr.BoardReading(tuple(e[0] for e in est), tuple(e[1] for e in est), vis,
                            fit.centres_px(), fit, 0.8, tuple(np.zeros((0, 2)) for _ in vis))
@@ -94,6 +95,16 @@ def test_loglik_prefers_the_typical_count():
     assert table[3].argmax() >= 6
 
 
+def test_stores_show_a_wider_layer_than_pits():
+    table = sc.loglik_table([9, 5, 5], 40, [True, False, True])
+    assert table[0].argmax() == 9  # a store's floor shows nine seeds side by side
+    assert table[2].argmax() == 5
+    # a pit showing five peaks may hold many more: its likelihood is nearly flat above 5
+    assert table[1][12] > table[1][5] - 1.0
+    assert table[1][12] > table[2][12] + 5.0
+    assert table[1][2] < table[1][5] - 5.0
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 20), min_size=14, max_size=14), st.integers(0, 80))
 def test_constrain_total_sums_and_is_optimal(visible, total):
@@ -116,7 +127,7 @@ def test_soft_total_lies_between_raw_and_total(visible, total):
 
 def test_constrain_total_moves_missing_seeds_to_piles():
     truth = [0, 1, 2, 0, 0, 0, 0, 4, 1, 0, 7, 2, 15, 16]
-    counts, _ = sc.constrain_total(typical_visible(truth), sum(truth))
+    counts, _ = sc.constrain_total(typical_visible(truth), sum(truth), stores=wr.STORES)
     small = [i for i, c in enumerate(truth) if c <= 2]
     assert all(counts[i] == truth[i] for i in small)
     assert abs(counts[12] - 15) + abs(counts[13] - 16) <= 2
@@ -407,9 +418,11 @@ def test_margin_and_fit_cost():
     off = list(wr.state_counts(after))
     off[12] += 20
     assert wr.track(before, fake_reading(off))[0] is not None
-    off[0] += 9
-    off[7] += 9
-    assert wr.track(before, fake_reading(off))[0] is None
+    # two pits read with 12 peaks each: a pit's floor shows at most about five seeds
+    vis = list(fake_reading(off).visible)
+    vis[0] = vis[7] = 12
+    misread = dataclasses.replace(fake_reading(off), visible=tuple(vis))
+    assert wr.track(before, misread)[0] is None
 
 
 @pytest.mark.parametrize("seed", [1001, 1002])

@@ -10,13 +10,18 @@ The detection threshold is relative to the photo itself, never a fixed grey leve
 fraction of the typical response of the strongest seeds on the board (every board holds
 seeds: a game has 48), and a multiple of the filter's noise on the bare board top.
 
-Piles hide seeds, so the visible count ``v`` under-reads large counts. :func:`estimate`
-turns ``v`` into an expected count and a standard deviation that grows with ``v``
-(measured on simulated piles: up to 4 seeds nearly all show, above that about two seeds
-in five are hidden; big piles in stores are under-read even so). :func:`constrain_total`
-then picks the integer counts that are most likely under these per-cavity Gaussians *and*
-add up to the known total (48 in a normal game), which moves the missing seeds to the
-piles where they most probably hide.
+Piles hide seeds, so the visible count ``v`` under-reads large counts, and how much
+depends on the cavity's floor: a round pit's floor holds one layer of about five seeds
+(its counted area is ~6 seed disks), a store's about three times as many. Measured on
+simulated boards (dev seeds 2800, 30 photos, 406 cavities: visible peaks by true count),
+a pit shows all its seeds up to :data:`PIT_LAYER` and barely one more per ten seeds above
+(true 5..11 seeds all showed 4-6 peaks, mean ~4.8), a store shows all up to
+:data:`STORE_LAYER` and about one in two above. :func:`visible_mean_sigma` encodes this per
+cavity kind; the spread grows with the count. So a pit showing five peaks may hold five
+seeds or a dozen: its likelihood is nearly flat above five, and :func:`constrain_total`,
+which picks the integer counts most likely under these per-cavity Gaussians *and* adding
+up to the known total (48 in a normal game), moves the missing seeds to the full pits and
+big stores where they can hide.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ BLOB_SIGMA = 0.39  # LoG sigma in seed radii (the scale at which a shaded seed p
 REL_THRESHOLD = 0.4  # fraction of the strong seeds' typical response
 NOISE_THRESHOLD = 3.0  # multiple of the filter's noise on the bare top
 DARK_THRESHOLD = 2.0  # dark blobs must be this much stronger than the bright threshold
-PILE_START = 4.0  # seeds in a cavity above which a pile hides some
-PILE_HIDDEN = 0.4  # hidden seeds per seed above PILE_START
+PIT_LAYER = 5.0  # seeds a round pit shows all of (one layer on its floor)
+PIT_SHOWN = 0.1  # visible peaks per seed above PIT_LAYER in a pit
+STORE_LAYER = 10.0  # seeds a store shows all of
+STORE_SHOWN = 0.5  # visible peaks per seed above STORE_LAYER in a store
 NMS_DIAMETER = 1.6  # peaks closer than 0.8 seed radii are one seed (in seed radii)
 
 
@@ -81,38 +88,46 @@ def threshold(resp: np.ndarray, maxima: np.ndarray, cavities: np.ndarray,
     return max(REL_THRESHOLD * typical, NOISE_THRESHOLD * noise, 1e-3)
 
 
-def visible_mean_sigma(n) -> tuple[np.ndarray, np.ndarray]:
+def visible_mean_sigma(n, store=False) -> tuple[np.ndarray, np.ndarray]:
     """Expected visible peaks and their spread for ``n`` seeds in a cavity (arrays).
 
-    Piles hide seeds: about two in five above the fourth (measured on simulated
-    piles); the spread grows with the count.
+    ``store``: bool or bool array broadcasting against ``n`` (True: an elongated store,
+    False: a round pit). A cavity shows all seeds of its first layer (:data:`PIT_LAYER`,
+    :data:`STORE_LAYER`) and only a fraction (:data:`PIT_SHOWN`, :data:`STORE_SHOWN`) of
+    the seeds piled above it; the spread grows with the expected visible count (not with
+    the hidden seeds: a full pit's reading does not get vaguer with every seed under it).
     """
     n = np.asarray(n, dtype=np.float64)
-    mean = n - PILE_HIDDEN * np.maximum(0.0, n - PILE_START)
-    sigma = 0.3 + 0.15 * n
+    store = np.asarray(store, dtype=bool)
+    layer = np.where(store, STORE_LAYER, PIT_LAYER)
+    shown = np.where(store, STORE_SHOWN, PIT_SHOWN)
+    mean = np.minimum(n, layer) + shown * np.maximum(0.0, n - layer)
+    sigma = 0.3 + 0.15 * mean
     return mean, sigma
 
 
 OUTLIER = 1e-4  # probability floor of one cavity's reading (a stray seed, a bad fit)
 
 
-def loglik_table(visible, max_count: int) -> np.ndarray:
+def loglik_table(visible, max_count: int, stores=None) -> np.ndarray:
     """``(len(visible), max_count + 1)`` table of log p(visible_i | count).
 
-    Gaussian on the visible peaks around :func:`visible_mean_sigma` with a small outlier
-    floor, so one misread cavity cannot veto an otherwise consistent reading.
+    ``stores``: bool per cavity (True for a store; None: all round pits). Gaussian on the
+    visible peaks around :func:`visible_mean_sigma` with a small outlier floor, so one
+    misread cavity cannot veto an otherwise consistent reading.
     """
     v = np.asarray(visible, dtype=np.float64)[:, None]
-    mean, sigma = visible_mean_sigma(np.arange(max_count + 1))
-    z = (v - mean[None, :]) / sigma[None, :]
-    p = np.exp(-0.5 * z * z) / (sigma[None, :] * math.sqrt(2 * math.pi))
+    st = np.zeros(len(v), bool) if stores is None else np.asarray(stores, bool)
+    mean, sigma = visible_mean_sigma(np.arange(max_count + 1)[None, :], st[:, None])
+    z = (v - mean) / sigma
+    p = np.exp(-0.5 * z * z) / (sigma * math.sqrt(2 * math.pi))
     return np.log(p + OUTLIER)
 
 
-def estimate(visible: int, max_count: int = 60) -> tuple[float, float]:
+def estimate(visible: int, max_count: int = 60, store: bool = False) -> tuple[float, float]:
     """Posterior mean and standard deviation of the seed count given ``visible`` peaks
-    (flat prior over 0..``max_count``)."""
-    ll = loglik_table([visible], max_count)[0]
+    in a pit (``store`` False) or a store (flat prior over 0..``max_count``)."""
+    ll = loglik_table([visible], max_count, [store])[0]
     p = np.exp(ll - ll.max())
     p /= p.sum()
     ns = np.arange(max_count + 1)
@@ -148,37 +163,40 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
 
 
 def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
-                   seed_r_px: float) -> list[CavityReading]:
+                   seed_r_px: float, stores=None) -> list[CavityReading]:
     """Count seeds in every cavity mask of a rectified grey view.
 
     ``gray``: ``(H, W)`` float32 luminance of the top view; ``masks``: one bool ``(H, W)``
     mask per cavity; ``top``: bool mask of bare board top (noise reference);
-    ``seed_r_px``: seed radius in view pixels.
+    ``seed_r_px``: seed radius in view pixels; ``stores``: bool per mask, True for a
+    store (None: all round pits).
     """
     peaks = seed_peaks(gray, masks, top, seed_r_px)
+    st = [False] * len(masks) if stores is None else [bool(x) for x in stores]
     out = []
-    for m in masks:
+    for m, store in zip(masks, st, strict=True):
         ys, xs = np.nonzero(peaks & m)
         v = len(xs)
-        mean, sigma = estimate(v)
+        mean, sigma = estimate(v, store=store)
         out.append(CavityReading(v, mean, sigma, np.stack([xs, ys], 1).astype(np.float64)))
     return out
 
 
-def constrain_total(visible, total: int, weight: float | None = None,
+def constrain_total(visible, total: int, weight: float | None = None, stores=None,
                     ) -> tuple[list[int], float]:
     """Integer counts maximising the likelihood of the ``visible`` peaks given the total.
 
     With ``weight=None`` the counts must add up to ``total`` exactly; otherwise the total
     is a soft prior: the objective is the log-likelihood minus ``weight`` per seed of
     difference from ``total``. Dynamic programming over cavities and running totals on
-    :func:`loglik_table`. Returns ``(counts, penalty)``: the penalty is how much less
+    :func:`loglik_table` (``stores``: bool per cavity, see there). Returns
+    ``(counts, penalty)``: the penalty is how much less
     likely (log) the answer is than the best unconstrained one (0 when they agree; large
     means the total fights the evidence).
     """
     n = len(visible)
     cap = total if weight is None else 2 * total + 20
-    ll = loglik_table(visible, cap)  # (n, cap+1)
+    ll = loglik_table(visible, cap, stores)  # (n, cap+1)
     total, target = cap, total
     neg = -1e18
     best = np.full((n + 1, total + 1), neg)
@@ -207,6 +225,7 @@ def constrain_total(visible, total: int, weight: float | None = None,
     return counts, float(free - best[n, end])
 
 
-def most_likely(visible, max_count: int = 60) -> list[int]:
-    """The unconstrained answer: each cavity's most likely count."""
-    return [int(x) for x in loglik_table(visible, max_count).argmax(1)]
+def most_likely(visible, max_count: int = 60, stores=None) -> list[int]:
+    """The unconstrained answer: each cavity's most likely count (``stores``: bool per
+    cavity, see :func:`loglik_table`)."""
+    return [int(x) for x in loglik_table(visible, max_count, stores).argmax(1)]

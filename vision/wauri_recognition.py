@@ -55,6 +55,7 @@ MIN_CONTRAST_TRACKING = 0.65  # with --previous a legal turn must also explain t
 MIN_CONTRAST = 0.86  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
 COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
+STORES = tuple(bool(c.half) for c in pl.CAVITIES)  # the two stores (last in either orientation)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     top = top > 0
     for m in grown:
         top &= ~m
-    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm)
+    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES)
     view_to_img = fit.homography @ to_mm
     seeds_px = []
     for r in readings:
@@ -149,7 +150,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
 # --------------------------------------------------------------------------- counts
 def count_confidences(visible, counts, max_count: int = 60) -> list[float]:
     """Per cavity: P(true count == answered count | visible peaks), flat prior."""
-    ll = sc.loglik_table(visible, max(max_count, max(counts) + 1))
+    ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES)
     p = np.exp(ll - ll.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     return [float(p[i, c]) for i, c in enumerate(counts)]
@@ -186,8 +187,8 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
     Returns the counts and warnings (a total that differs from ``total``).
     """
     if total is None:
-        return sc.most_likely(reading.visible), []
-    counts, _penalty = sc.constrain_total(reading.visible, total, weight)
+        return sc.most_likely(reading.visible, stores=STORES), []
+    counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES)
     warnings = []
     if sum(counts) != total:
         warnings.append(f"counted {sum(counts)} seeds, not the {total} of a game")
@@ -282,8 +283,8 @@ def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
     """
     total = previous.total()
     visible = list(reading.visible)
-    tables = {False: sc.loglik_table(visible, total),
-              True: sc.loglik_table(flip_counts(visible), total)}
+    tables = {False: sc.loglik_table(visible, total, STORES),
+              True: sc.loglik_table(flip_counts(visible), total, STORES)}
     rows = np.arange(14)
     scored: dict[tuple, Candidate] = {}
     for turns, pos, complete in candidates(previous, rule):
@@ -303,7 +304,7 @@ def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
     best = ranked[0]
     vis = np.array(flip_counts(visible) if best.flipped else visible, float)
     counts = np.array(state_counts(best.position))
-    mean, sigma = sc.visible_mean_sigma(counts)
+    mean, sigma = sc.visible_mean_sigma(counts, np.array(STORES))
     outliers = int((np.abs(vis - mean) / sigma > 3.0).sum())
     table = tables[best.flipped]
     cost = float(table.max(1).sum() - table[rows, counts].sum())
@@ -364,7 +365,7 @@ ALTERNATIVE_FITS = 3  # board fits tried against the previous position when none
 def fit_cost(reading: BoardReading, candidate: Candidate, total: int) -> float:
     """Log-likelihood the candidate's counts lose to the free reading (0 = as likely)."""
     vis = flip_counts(list(reading.visible)) if candidate.flipped else list(reading.visible)
-    table = sc.loglik_table(vis, total)
+    table = sc.loglik_table(vis, total, STORES)
     counts = np.array(state_counts(candidate.position))
     return float(table.max(1).sum() - table[np.arange(14), counts].sum())
 
