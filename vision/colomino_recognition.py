@@ -262,8 +262,9 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
             xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
             ruler = (n_r, src, dst, r_score + 0.5 * grid_line_score(gray, xs, ys))
         if ruler is not None and ruler[3] >= 0.6 and mode == "colour":
-            # clear ruler from the markings: no need to try the print outline
-            fits = fit_grid(gray, sizes)
+            # clear ruler from the markings: no need to try the print outline, and the
+            # printed lines are fitted only if they could compete with it
+            fits = fit_grid(gray, sizes) if ruler[3] < 1.0 else []
             return (fits[0] if fits else None), Hq, ruler
         results.append((ruler[3] if ruler else -1.0, Hq, rect, ruler))
     if results:

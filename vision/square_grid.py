@@ -18,6 +18,7 @@ Pipeline pieces (all plain functions over arrays):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -133,23 +134,36 @@ def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rx, ry
 
 
-def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 6):
-    """The ``k`` best runs of n+1 equally spaced lines ``a + j·p`` on a 1-D profile."""
-    L = len(prof)
-    base = float(np.median(prof)) + 1e-6
+@lru_cache(maxsize=32)
+def _line_run_indices(L: int, n: int, pmin: float, pmax: float):
+    """Index arrays of every run of n+1 lines ``a + j·p`` on a profile of length ``L``
+    (``a`` = 0..L-1, ``p`` = pmin..pmax step ½): ``(A (L, 1), P (1, m), lines (L, m,
+    n+1), mids (L, m, n), beyond (L, m))`` — line and mid-cell positions (clipped) and
+    the runs reaching past the profile. Cached: the views scored have few sizes."""
     A = np.arange(L, dtype=np.float64)[:, None]
     P = np.arange(pmin, pmax, 0.5)[None, :]
-    if P.size == 0:
-        return []
     j = np.arange(n + 1)
     lines = np.clip(np.rint(A[..., None] + P[..., None] * j).astype(np.int64), 0, L - 1)
     mids = np.clip(np.rint(A[..., None] + P[..., None] * (j[:-1] + 0.5)).astype(np.int64),
                    0, L - 1)
+    beyond = (A + n * P) > L - 1
+    for arr in (A, P, lines, mids, beyond):
+        arr.setflags(write=False)
+    return A, P, lines, mids, beyond
+
+
+def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 6):
+    """The ``k`` best runs of n+1 equally spaced lines ``a + j·p`` on a 1-D profile."""
+    L = len(prof)
+    base = float(np.median(prof)) + 1e-6
+    A, P, lines, mids, beyond = _line_run_indices(L, n, float(pmin), float(pmax))
+    if P.size == 0:
+        return []
     vals = prof[lines]
     on = (vals.sum(axis=-1) - vals.min(axis=-1)) / n  # mean without the weakest line
     off = prof[mids].mean(axis=-1)
     score = (on - off) / base
-    score[(A + n * P) > L - 1] = -np.inf
+    score[beyond] = -np.inf
     out: list[tuple[float, float, float]] = []
     score = score.copy()
     for _ in range(k):
