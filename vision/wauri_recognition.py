@@ -14,11 +14,15 @@ Pipeline (:func:`read_board`):
    its cavities stand out from the board top (contrast ≥ :data:`MIN_CONTRAST`), at least
    :data:`MIN_PITS_FOUND` pits were located and the cavity template agrees;
 2. the board is warped to a top view at a fixed scale, so a seed has a known size;
-3. :mod:`vision.seed_counting` counts the seed peaks within 0.8 radii of every cavity's
-   centre (the lit rims are left out), turns them into an expected count with an
-   uncertainty that grows with pile size, and fits the counts to the total of 48 seeds
-   when that is plausible (a soft prior; without it the raw reading is kept and a
-   warning says so).
+3. :mod:`vision.seed_counting` counts the seed peaks within 0.85 radii of every cavity's
+   centre (the lit rims are left out; seeds resting against the wall stand above the
+   floor, so the top view shows them shifted outward: 0.8 missed some, measured on dev
+   seeds 2800-2802), turns them into an expected count per cavity kind (a pit's floor
+   shows about five seeds, a store's about ten; seeds piled above are mostly hidden), and
+   fits the counts to the total of 48 seeds when that is plausible (a soft prior; without
+   it the raw reading is kept and a warning says so). A top view cannot count a pile
+   above one layer: the seed-coloured area of a pit also saturates (measured: about 3-4.5
+   seed disks for 5 to 11 seeds), so the total is what places the hidden seeds.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
@@ -53,7 +57,7 @@ MIN_TEMPLATE_SCORE = 0.2  # below this the fitted cavity model does not look lik
 MIN_PITS_FOUND = 9  # of the 12 round pits, this many must agree with one homography
 MIN_CONTRAST_TRACKING = 0.65  # with --previous a legal turn must also explain the counts
 MIN_CONTRAST = 0.86  # cavities vs bare top (ROC area, see pit_layout.cavity_contrast)
-COUNT_GROW = 0.8  # seed centres lie within this fraction of a cavity radius (rims excluded)
+COUNT_GROW = 0.85  # seed centres lie within this fraction of a cavity radius (rims excluded)
 NAMES = tuple(c.name for c in pl.CAVITIES)  # south1..6, north1..6, store_south, store_north
 STORES = tuple(bool(c.half) for c in pl.CAVITIES)  # the two stores (last in either orientation)
 
