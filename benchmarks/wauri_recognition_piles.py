@@ -4,7 +4,8 @@ Runs :func:`vision.wauri_recognition.recognize` on every photo of a simulator da
 compares the answered counts with the truth, in the orientation that fits better (the
 orientation question is scored by ``benchmarks/wauri_recognition_eval.py``). Prints, per
 true count bucket, the cavities, the share counted exactly and the mean signed error
-(negative = under-counted).
+(negative = under-counted), then the seeds miscounted (sum of absolute errors) and the
+share of all cavities counted exactly.
 
 Usage::
 
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     root = Path(argv[0])
     stats = collections.defaultdict(lambda: [0, 0, 0])  # bucket -> [n, exact, sum err]
-    photos = boards = perfect = 0
+    photos = boards = perfect = abs_err = seeds = 0
     for jf in sorted(root.glob("*_[0-9]*.json")):
         truth = json.loads(jf.read_text())
         img = cv2.imread(str(root / truth["image"]))
@@ -54,6 +55,8 @@ def main(argv=None) -> int:
         if wrong_flipped < wrong:
             want, wrong = flipped, wrong_flipped
         perfect += wrong == 0
+        abs_err += sum(abs(a - b) for a, b in zip(got, want, strict=True))
+        seeds += sum(want)
         for k, (g, w) in enumerate(zip(got, want, strict=True)):
             kind = "store" if k >= 12 else "pit"
             bucket = (kind, min(w, 5))
@@ -73,6 +76,7 @@ def main(argv=None) -> int:
                 print(f"{kind:5s} true {label:>3s}: n={n:3d} exact {100 * exact / n:5.1f} %"
                       f"  mean err {err / n:+.2f}")
     if tot[0]:
+        print(f"seeds miscounted (sum of |error|): {abs_err} of {seeds}")
         print(f"all cavities: {tot[0]}, exact {100 * tot[1] / tot[0]:.1f} %")
     return 0
 
