@@ -212,3 +212,32 @@ def test_colour_mixture_follows_a_glare_tail_that_hue_alone_misreads():
     assert (post.argmax(axis=1) == truth).all()
     # a colour missing from the photo: no mixture, the hue labels stand
     assert cr.colour_posteriors(lab[truth != 3] * cr.GMM_WEIGHTS, by_hue[truth != 3]) is None
+
+
+def test_batched_line_scores_equal_one_by_one_scores():
+    """Grid hypotheses are scored in batches (size check, line fit); each score must
+    equal :func:`vision.square_grid.line_score` of that grid alone — whole-pixel
+    placements and arbitrary ones reaching past the view (a printed grid covering part
+    of the view, noise, and a dark band that is no grid line)."""
+    from vision import square_grid as sg
+
+    rng = np.random.default_rng(7)
+    S, pitch = 408, 24
+    gray = 180.0 + rng.normal(0, 4, (S, S))
+    for k in range(48, 300, pitch):
+        gray[40:330, k] -= 50
+        gray[k, 60:320] -= 45
+    gray[:, 150:158] -= 30
+    integrals = sg.ridge_integrals(np.clip(gray, 0, 255).astype(np.uint8))
+    for n in (9, 12):
+        j = np.arange(n + 1)
+        starts = np.arange(pitch, S - (n + 1) * pitch + 1, pitch)
+        x0s, y0s = (a.ravel() for a in np.meshgrid(starts, starts))
+        xs, ys = x0s[:, None] + j * pitch, y0s[:, None] + j * pitch
+        p = rng.uniform(8, S / n, 200)
+        xs = np.vstack([xs, rng.uniform(-40, S, (200, 1)) + j * p[:, None]])
+        ys = np.vstack([ys, rng.uniform(-40, S, (200, 1)) + j * (p * 1.03)[:, None]])
+        batch = sg.line_scores(integrals, xs, ys)
+        one = [sg.line_score(integrals, x, y) for x, y in zip(xs, ys, strict=True)]
+        assert np.array_equal(batch, one)
+        assert batch.max() > 0.4 and batch.min() < 0.0   # the scores do differ

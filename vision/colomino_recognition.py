@@ -58,7 +58,7 @@ from vision.recognize import NothingFound
 from vision.square_grid import (
     fit_grid,
     grid_line_score,
-    line_score,
+    line_scores,
     order_quad,
     outline_from_mask,
     quad_candidates,
@@ -424,7 +424,7 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     shifted by a cell (a row of rim markings taken for cells) and against the other
     board size lying around it or inside it (a 9×9 block of a 12×12 field, or a 12×12
     field grown past a 9×9 board's rim): every such placement sharing the grid is
-    scored by its printed lines (:func:`vision.square_grid.line_score`) plus
+    scored by its printed lines (:func:`vision.square_grid.line_scores`) plus
     :func:`rim_evidence`; one clearly better wins. All placements are read from one
     warped view. Returns ``(n, Hc, canon)`` — the homography image → canonical view
     and the view (uint8 BGR)."""
@@ -445,19 +445,26 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     cx, cy = ridge_integrals(cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))
     big_hsv = cv2.cvtColor(big, cv2.COLOR_BGR2HSV)
 
-    def place(m: int, dx: int, dy: int):
-        x0, y0 = (dx - a + MARGIN_CELLS) * CELL, (dy - a + MARGIN_CELLS) * CELL
+    def places(m: int, shifts: list[tuple[int, int]]) -> list[tuple[float, int, int, int]]:
+        """Placements (lines score, m, x0, y0) of m×m grids shifted by (dx, dy) cells."""
+        if not shifts:
+            return []
+        x0s = np.array([(dx - a + MARGIN_CELLS) * CELL for dx, _ in shifts], np.int64)
+        y0s = np.array([(dy - a + MARGIN_CELLS) * CELL for _, dy in shifts], np.int64)
         k = np.arange(m + 1) * CELL
-        return line_score((cx, cy), x0 + k, y0 + k), m, x0, y0
+        scores = line_scores((cx, cy), x0s[:, None] + k, y0s[:, None] + k)
+        return [(float(sc), m, int(x0), int(y0))
+                for sc, x0, y0 in zip(scores, x0s, y0s, strict=True)]
 
     def judge(lines: float, m: int, x0: int, y0: int):
         win = np.s_[y0 - M:y0 + m * CELL + M, x0 - M:x0 + m * CELL + M]
         crop = big[win]
         return lines + rim_evidence(crop, m, big_hsv[win]), m, x0, y0, crop
 
-    best = judge(*place(n, 0, 0))
-    others = sorted((place(m, dx, dy) for m, rng in offs.items() for dy in rng for dx in rng
-                     if not (m == n and dx == dy == 0)), key=lambda t: -t[0])
+    best = judge(*places(n, [(0, 0)])[0])
+    others = sorted((p for m, rng in offs.items() for p in places(
+        m, [(dx, dy) for dy in rng for dx in rng if not (m == n and dx == dy == 0)])),
+        key=lambda t: -t[0])
     # the rim is read only for the placements whose lines could compete
     for lines, m, x0, y0 in others[:SETTLE_CANDIDATES]:
         got = judge(lines, m, x0, y0)

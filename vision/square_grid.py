@@ -270,12 +270,14 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[Gri
         runs_x = _top_line_runs(prof_x, n, min_fill * S / n, 0.98 * S / n, k=4)
         runs_y = _top_line_runs(prof_y, n, min_fill * S / n, 0.98 * S / n, k=4)
         j = np.arange(n + 1, dtype=np.float64)
-        for ax, pxx, _ in runs_x:
-            for ay, pyy, _ in runs_y:
-                if abs(pxx - pyy) > 0.08 * max(pxx, pyy):
-                    continue
-                frac = _line_score(cx, cy, ax + j * pxx, ay + j * pyy)
-                fits.append(GridFit(n, float(ax), float(pxx), float(ay), float(pyy), frac))
+        pairs = [(ax, pxx, ay, pyy) for ax, pxx, _ in runs_x for ay, pyy, _ in runs_y
+                 if abs(pxx - pyy) <= 0.08 * max(pxx, pyy)]
+        if not pairs:
+            continue
+        g = np.array(pairs, np.float64)
+        fracs = line_scores((cx, cy), g[:, :1] + j * g[:, 1:2], g[:, 2:3] + j * g[:, 3:4])
+        fits += [GridFit(n, float(ax), float(pxx), float(ay), float(pyy), float(frac))
+                 for (ax, pxx, ay, pyy), frac in zip(pairs, fracs, strict=True)]
     fits.sort(key=lambda f: -f.score)
     return fits
 
@@ -390,3 +392,57 @@ def outline_from_mask(mask: np.ndarray, depth: float = 0.3) -> np.ndarray | None
     quad = np.array([meet(at, bt, al, bl), meet(at, bt, ar, br),
                      meet(ab, bb, ar, br), meet(ab, bb, al, bl)])
     return quad if np.all(np.isfinite(quad)) else None
+
+
+def line_scores(integrals: tuple[np.ndarray, np.ndarray], xs_f: np.ndarray,
+                ys_f: np.ndarray) -> np.ndarray:
+    """:func:`line_score` of many grids at once: ``xs_f``, ``ys_f`` ``(K, n+1)`` line
+    positions (pixels, any values) → ``(K,)`` scores, equal to scoring each grid alone."""
+    cx, cy = integrals
+    S = cx.shape[1]
+    last = S - 1
+    xs_f = np.asarray(xs_f, np.float64)
+    ys_f = np.asarray(ys_f, np.float64)
+    K, n = xs_f.shape[0], xs_f.shape[1] - 1
+    if K == 0:
+        return np.zeros(0)
+
+    def ints(v):
+        return np.minimum(np.maximum(np.rint(v).astype(np.int64), 0), last)
+
+    xs, ys = ints(xs_f), ints(ys_f)
+    mx, my = ints((xs_f[:, 1:] + xs_f[:, :-1]) / 2), ints((ys_f[:, 1:] + ys_f[:, :-1]) / 2)
+    pxx = np.maximum((xs_f[:, -1] - xs_f[:, 0]) / n, 1.0)
+    pyy = np.maximum((ys_f[:, -1] - ys_f[:, 0]) / n, 1.0)
+    dy = np.maximum(np.diff(ys, axis=1), 1)[:, :, None]
+    dx = np.maximum(np.diff(xs, axis=1), 1)[:, None, :]
+    seg_v = np.diff(cx[ys[:, :, None], xs[:, None, :]], axis=1) / dy
+    off_v = np.diff(cx[ys[:, :, None], mx[:, None, :]], axis=1) / dy
+    seg_h = np.diff(cy[ys[:, :, None], xs[:, None, :]], axis=2) / dx
+    off_h = np.diff(cy[my[:, :, None], xs[:, None, :]], axis=2) / dx
+    off = np.concatenate([off_v.reshape(K, -1), off_h.reshape(K, -1)], axis=1)
+    half = off.shape[1] // 2
+    ref = 2.0 * (np.partition(off, half, axis=1)[:, half] + 0.5)
+    r3 = ref[:, None, None]
+    frac = 0.5 * ((seg_v > r3).mean(axis=(1, 2)) + (seg_h > r3).mean(axis=(1, 2)))
+    # the lines' one-cell extensions beyond the field (where a cell's room is seen)
+    out_n = np.zeros(K, np.int64)
+    out_hit = np.zeros(K, np.int64)
+    r2 = ref[:, None]
+    ay, ax = ys_f[:, 0], xs_f[:, 0]
+    for a_lo, a_hi, pitch, vertical in ((ay - pyy, ay, pyy, True),
+                                        (ys_f[:, -1], ys_f[:, -1] + pyy, pyy, True),
+                                        (ax - pxx, ax, pxx, False),
+                                        (xs_f[:, -1], xs_f[:, -1] + pxx, pxx, False)):
+        lo = np.maximum(0, np.rint(a_lo).astype(np.int64))
+        hi = np.minimum(S, np.rint(a_hi).astype(np.int64))
+        ok = (hi - lo) >= 0.5 * pitch
+        span = np.where(ok, hi - lo, 1).astype(np.float32)[:, None]
+        lo_c, hi_c = np.where(ok, lo, 0)[:, None], np.where(ok, hi, 0)[:, None]
+        if vertical:
+            ext = (cx[hi_c, xs] - cx[lo_c, xs]) / span
+        else:
+            ext = (cy[ys, hi_c] - cy[ys, lo_c]) / span
+        out_hit += np.where(ok, (ext > r2).sum(axis=1), 0)
+        out_n += np.where(ok, n + 1, 0)
+    return frac - np.where(out_n > 0, out_hit / np.maximum(out_n, 1), 0.0)
