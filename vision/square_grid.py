@@ -181,10 +181,18 @@ def _cumulative_ridges(gray: np.ndarray):
     rx, ry = ridge_maps(gray)
     rx = cv2.GaussianBlur(rx, (0, 0), 1.0)
     ry = cv2.GaussianBlur(ry, (0, 0), 1.0)
-    S = gray.shape[0]
-    cx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
-    cy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
-    return rx, ry, cx, cy
+    return rx, ry, *_cumulative(rx, ry)
+
+
+def _cumulative(rx: np.ndarray, ry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rx`` summed down the columns and ``ry`` along the rows, each with a leading
+    zero: ``(cx (S+1, S), cy (S, S+1))`` float32 (written in place, no extra copy)."""
+    S = rx.shape[0]
+    cx = np.zeros((S + 1, rx.shape[1]), np.float32)
+    cy = np.zeros((ry.shape[0], S + 1), np.float32)
+    np.cumsum(rx, axis=0, out=cx[1:])
+    np.cumsum(ry, axis=1, out=cy[:, 1:])
+    return cx, cy
 
 
 def _line_score(cx: np.ndarray, cy: np.ndarray, xs_f: np.ndarray, ys_f: np.ndarray) -> float:
@@ -300,8 +308,7 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     ideal = margin + np.arange(n + 1) * cell
     lo = np.clip(np.rint(ideal - cell / 2).astype(int), 0, S)
     hi = np.clip(np.rint(ideal + cell / 2).astype(int), 0, S)
-    cgx = np.vstack([np.zeros((1, S), np.float32), np.cumsum(rx, axis=0)])
-    cgy = np.hstack([np.zeros((S, 1), np.float32), np.cumsum(ry, axis=1)])
+    cgx, cgy = _cumulative(rx, ry)
     band_x = cgx[hi] - cgx[lo]            # (bands l, S): column profile around row line l
     band_y = (cgy[:, hi] - cgy[:, lo]).T  # (bands k, S): row profile around column line k
     idx = np.clip(np.rint(ideal[:, None] + offs[None, :]).astype(int), 0, S - 1)  # (lines, w)
