@@ -556,16 +556,21 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
             best = (answer, seg_rgb, quality, lattice)
     if best is None:
         raise NothingFound("no CARIBO tiles found")
-    if TILE_REFIT:
-        best = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration)
+    for _ in range(TILE_REFIT_ROUNDS):
+        refit = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration)
+        if refit is best:
+            break
+        best = refit
     answer, seg_rgb, quality, _ = best
     runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
     _calibrate_confidences(answer, quality, runner_up)
     return answer, seg_rgb
 
 
-TILE_REFIT = True
-"""Refit the chosen lattice's homography on the outlines of the tiles read on it."""
+TILE_REFIT_ROUNDS = 3
+"""Refits of the chosen lattice's homography on the outlines of the tiles read on it;
+each round re-reads the tiles and is kept only when the reading explains more, so the
+cells far from the seed, which a refit moves onto their tiles, are read in the next."""
 
 
 def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration):
