@@ -23,7 +23,10 @@ Pipeline (all at a reduced *detection* resolution except the colour samples):
    matching neighbours, then one global assignment of the 36 physical tiles
    (``scipy.optimize.linear_sum_assignment``) so no tile appears twice. Every lattice
    candidate is read; the one with the highest expected right-minus-wrong tiles wins,
-   and tile confidences are calibrated by its lead over differing readings.
+   its homography is refitted on the outlines of the tiles read and the photo re-read,
+   up to three rounds while the reading explains more (cells far from the seed, where
+   the regrown lattice drifts under strong perspective), and tile confidences are
+   calibrated by its lead over differing readings.
 
 Measured limits (``boardcam evaluate``, fresh simulator seeds, see the README): most
 failures at hard difficulty are lattices of the wrong scale or drifting away from the
