@@ -28,11 +28,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def counts_of(state: dict) -> list[int]:
-    """14 counts: south 1..6, north 1..6, south's store, north's store."""
-    return [*state["south"], *state["north"], state["stores"]["south"],
-            state["stores"]["north"]]
-
 
 def main(argv=None) -> int:
     import numpy as np
@@ -40,7 +35,7 @@ def main(argv=None) -> int:
     from vision.evaluation import _decode_seconds, find_photos
     from vision.image_io import decode_photo
     from vision.recognize import NothingFound
-    from vision.wauri_recognition import flip_counts, recognize
+    from vision.wauri_recognition import counts_of, flip_counts, recognize
 
     argv = sys.argv[1:] if argv is None else argv
     folder = Path(argv[0])

@@ -22,11 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def counts_of(state: dict) -> list[int]:
-    """14 counts: south 1..6, north 1..6, south's store, north's store."""
-    return [*state["south"], *state["north"], state["stores"]["south"],
-            state["stores"]["north"]]
-
 
 def main(argv=None) -> int:
     import cv2
@@ -47,8 +42,8 @@ def main(argv=None) -> int:
         except NothingFound:
             continue
         boards += 1
-        got = counts_of(ans)
-        want = counts_of(truth["state"])
+        got = wr.counts_of(ans)
+        want = wr.counts_of(truth["state"])
         flipped = wr.flip_counts(want)
         wrong = sum(a != b for a, b in zip(got, want, strict=True))
         wrong_flipped = sum(a != b for a, b in zip(got, flipped, strict=True))

@@ -315,6 +315,18 @@ def _template(th: int, tw: int, sx: float, sy: float, ppm: float) -> np.ndarray:
     return cavity_mask((th, tw), t_to_mm, sx, sy)
 
 
+def board_top_mask(shape: tuple[int, int], to_mm: np.ndarray, shrink: float,
+                   grow: float) -> np.ndarray:
+    """Bool ``(h, w)`` mask of the model's bare board top in a rectified view: the board
+    outline scaled by ``shrink`` minus the cavities grown by ``grow`` (``to_mm``: view
+    pixels → board mm)."""
+    top = np.zeros(shape, np.uint8)
+    corners = cv2.perspectiveTransform((BOARD_CORNERS_MM * shrink).reshape(-1, 1, 2),
+                                       np.linalg.inv(to_mm)).reshape(-1, 2)
+    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
+    return (top > 0) & (cavity_mask(shape, to_mm, grow=grow) == 0)
+
+
 def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
     """Per-pixel "not the board top" feature of a rectified view, float32 ``(h, w)``.
 
@@ -323,12 +335,7 @@ def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
     Cavities hold shaded floor or seeds, so they stand out whatever the wood's colour.
     """
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
-    h, w = view.shape[:2]
-    top = np.zeros((h, w), np.uint8)
-    corners = cv2.perspectiveTransform((BOARD_CORNERS_MM * 0.92).reshape(-1, 1, 2),
-                                       np.linalg.inv(to_mm)).reshape(-1, 2)
-    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
-    top = (top > 0) & (cavity_mask((h, w), to_mm, grow=1.35) == 0)
+    top = board_top_mask(view.shape[:2], to_mm, shrink=0.92, grow=1.35)
     ref = np.median(lab[top], axis=0) if top.sum() > 10 else np.median(lab.reshape(-1, 3), 0)
     d = (lab - ref) * np.array([1.0, 1.5, 1.5], np.float32)
     return np.minimum(np.sqrt((d * d).sum(-1)), 60.0).astype(np.float32)
@@ -808,13 +815,8 @@ def cavity_contrast(image, hom: np.ndarray) -> float:
     ppm = CONTRAST_PX_PER_MM
     view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 10, BOARD_HALF_Y + 10)
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
-    h, w = view.shape[:2]
-    top = np.zeros((h, w), np.uint8)
-    corners = cv2.perspectiveTransform((BOARD_CORNERS_MM * 0.93).reshape(-1, 1, 2),
-                                       np.linalg.inv(to_mm)).reshape(-1, 2)
-    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
-    inner = cavity_mask((h, w), to_mm, grow=0.7) > 0
-    top = (top > 0) & (cavity_mask((h, w), to_mm, grow=1.3) == 0)
+    inner = cavity_mask(view.shape[:2], to_mm, grow=0.7) > 0
+    top = board_top_mask(view.shape[:2], to_mm, shrink=0.93, grow=1.3)
     if top.sum() < 10 or inner.sum() < 10:
         return 0.0
     ref = np.median(lab[top], axis=0)

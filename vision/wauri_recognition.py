@@ -167,6 +167,13 @@ def counts_to_state(counts, to_move: str = "south") -> dict:
             "stores": {"south": c[12], "north": c[13]}, "to_move": to_move}
 
 
+def counts_of(state: dict) -> list[int]:
+    """SPEC Wauri JSON → 14 counts in :data:`NAMES` order (inverse of
+    :func:`counts_to_state`)."""
+    return [*state["south"], *state["north"], state["stores"]["south"],
+            state["stores"]["north"]]
+
+
 def state_counts(pos: Position) -> tuple[int, ...]:
     """A position's 14 counts in :data:`NAMES` order."""
     return (*pos.south, *pos.north, pos.south_store, pos.north_store)
