@@ -29,8 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import caribo_lattice, hexlattice
 from vision import caribo_recognition as cr
-from vision import hexlattice
 from vision.evaluation import compare_states
 from vision.recognize import NothingFound
 
@@ -67,7 +67,7 @@ def diagnose(photo: Path) -> tuple[str, str]:
     lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     tdist = cr._table_distance(lab_det)
     paint = tdist > cr.PAINT_DISTANCE
-    found = cr._find_lattice(lab_det, paint, scale) or []
+    found = caribo_lattice.find_lattice(lab_det, paint, scale) or []
     S = np.diag([1 / scale, 1 / scale, 1.0])
     rights = [lattice_right(S @ lat[0], truth) for lat in found]
     best = None

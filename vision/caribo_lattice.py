@@ -1,0 +1,263 @@
+"""CARIBO lattice: where the hexagon tiles' top faces lie in a photo.
+
+Stage 2 of :mod:`vision.caribo_recognition`: from the Lab detection image and its paint
+mask, the three line directions of the tile outlines fix the lattice's affine view up to
+scale; scale and phase are searched around two seeds (the deepest points of the paint)
+by outline contrast and by how little the figure's outline cuts cells, and each
+candidate's homography of the top-face plane is regrown cell by cell from its seed.
+The candidates (best first) go to the tile reader, which picks the one whose reading
+explains most.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from engines.caribo.geometry import AXIAL_DIRECTIONS
+from vision import hexlattice
+
+MIN_PITCH = 18.0
+LATTICE_SIGNAL = "ridge"
+OUTLINE_WEIGHT = 1.0
+SCALE_TOLERANCE = 0.15
+MAX_SCALE_CANDIDATES = 12
+LATTICE_ALTERNATIVES = 10
+SEEDS = 2
+REFINE_SCHEDULE = ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
+                   (0.05, 99.0))
+"""(search half-width, window radius) in pitches: the homography is refitted on a
+growing patch of cells around the seed, so perspective is followed step by step."""
+SQRT3_2 = math.sqrt(3.0) / 2.0
+
+def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
+    """Fit the top-face lattice: directions → scale and phase → per-tile homography."""
+    edges = hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0))
+    ridges = hexlattice.ridge_strength(lab_det[..., 0], 1.0)
+    signal = ridges if LATTICE_SIGNAL == "ridge" else edges
+    region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    n_paint = int(paint.sum())
+    if n_paint < 150:
+        return None
+    dirs = hexlattice.line_directions(lab_det, region)
+    if dirs is None:
+        return None
+    A = hexlattice.affine_from_directions(dirs)
+    if A is None:
+        return None
+    dist = cv2.distanceTransform(paint.astype(np.uint8), cv2.DIST_L2, 5)
+    h, w = paint.shape
+    max_pitch = min(0.5 * min(h, w), 2.0 * math.sqrt(n_paint))
+    edge_px = paint.astype(np.uint8) - cv2.erode(paint.astype(np.uint8), np.ones((3, 3)))
+    by, bx = np.nonzero(edge_px)
+    boundary = np.stack([bx, by], axis=1).astype(np.float64)  # (K, 2) outline pixels x, y
+    # seeds: the deepest point of the paint, then the deepest point away from it
+    seeds = []
+    d = dist.copy()
+    for _ in range(SEEDS):
+        y0, x0 = np.unravel_index(int(np.argmax(d)), d.shape)
+        if d[y0, x0] <= 1.0:
+            break
+        seeds.append(np.array([float(x0), float(y0)]))
+        cv2.circle(d, (int(x0), int(y0)), int(max(4 * dist[y0, x0], 10)), 0.0, -1)
+    per_seed = []
+    for c0 in seeds:
+        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch)
+        if ranked:
+            per_seed.append([(H, pitch, c0) for _, pitch, H in ranked])
+    # interleave: every seed's best first, then the runners-up
+    order = []
+    for rank in range(LATTICE_ALTERNATIVES):
+        for ranked in per_seed:
+            if rank < len(ranked):
+                order.append(ranked[rank])
+    out = []
+    for H, pitch, c0 in order[:LATTICE_ALTERNATIVES]:
+        out.append(_refine_lattice(H, pitch, signal, paint, c0) + (edges, ridges, pitch))
+    return out
+
+
+def _seed_candidates(c0, A, signal, paint, boundary, max_pitch) -> list:
+    """Lattices ``(score, pitch, H)`` seeded at ``c0``: best first, then the others.
+
+    Scale and phase are searched on the cells around the seed (outline contrast); the
+    local maxima over scale and the three vertex phases are then ranked by how little
+    the figure's outline cuts through cells, compared with random phases.
+    """
+    curve = []
+    pitch = MIN_PITCH
+    n = 8
+    fr = (np.arange(n) + 0.5) / n - 0.5
+    while pitch <= max_pitch:
+        L = pitch * A
+        a_right, a_lr = L @ np.array([1.0, 0.0]), L @ np.array([0.5, SQRT3_2])
+        H0 = hexlattice.affine_lattice_homography(a_right, a_lr, c0)
+        cells = cells_on_mask(H0, paint, pitch, min_frac=0.6, near=(c0, 1.8 * pitch))
+        if len(cells) >= 1:
+            offs = np.array([a * a_right + b * a_lr for a in fr for b in fr])
+            sc = hexlattice.outline_score(signal, H0, hexlattice.axial_to_world(cells), offs)
+            mean = sc.mean(axis=0)
+            k = int(np.argmax(mean))
+            curve.append((float(mean[k]), pitch, c0 + offs[k], a_right, a_lr))
+        pitch *= 1.06
+    if not curve:
+        return []
+    # local maxima of the outline score over scale are the candidates; the figure's
+    # outline (tile outlines, never cut through a tile) decides scale and vertex phase
+    vals = [c[0] for c in curve]
+    peaks = [i for i in range(len(curve))
+             if vals[i] >= max(vals[max(0, i - 1): i + 2])]
+    peaks = sorted(peaks, key=lambda i: -vals[i])[:MAX_SCALE_CANDIDATES]
+    best = None
+    rng = np.random.default_rng(7)
+    scored = []
+    for i in peaks:
+        _, pitch_i, origin, a_right, a_lr = curve[i]
+        H0 = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
+        radius = 3.5 * pitch_i
+        # the cut of a lattice at this scale in random phases: what "not aligned" means
+        chance = np.mean([
+            _cut_score(_shifted(H0, rng.uniform(-0.5, 0.5, 2)), paint, boundary, pitch_i, c0,
+                       radius) for _ in range(6)])
+        for shift in hexlattice.VERTEX_COSETS:
+            Hs = _shifted(H0, shift)
+            cut = _cut_score(Hs, paint, boundary, pitch_i, c0, radius)
+            score = -cut / max(chance, 1e-6) + OUTLINE_WEIGHT * vals[i] / max(max(vals), 1e-9)
+            # a lattice so coarse that one or two cells hold the whole figure explains
+            # nothing; prefer any finer candidate
+            if len(cells_on_mask(Hs, paint, pitch_i, min_frac=0.5)) < 3:
+                score -= 1.0
+            scored.append((score, pitch_i, Hs))
+    top = max(c[0] for c in scored)
+    # a coarser lattice whose cells hold several tiles can fit the outline about as well
+    # as the true one; among near-best candidates the finest wins
+    best = min((c for c in scored if c[0] >= top - SCALE_TOLERANCE), key=lambda c: c[1])
+    others = sorted((c for c in scored if c is not best), key=lambda c: -c[0])
+    return [best] + others
+
+
+
+
+def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.ndarray,
+                    c0: np.ndarray) -> tuple[np.ndarray]:
+    """Grow-and-refit the homography from the seed ``c0``; relabel to image up."""
+    for search, radius in REFINE_SCHEDULE:
+        cells = cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
+        if len(cells) == 0:
+            break
+        Hn, _ = hexlattice.refine_homography(signal, H, cells, search * pitch, steps=7)
+        if plausible_update(H, Hn, cells):
+            H = Hn
+    # relabel so that "right" is the shell vector nearest image +x
+    shell = hexlattice.shell_vectors(np.array([
+        hexlattice.apply_homography(H, np.array([[1.0, 0.0]]))[0]
+        - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
+        hexlattice.apply_homography(H, np.array([[0.5, SQRT3_2]]))[0]
+        - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
+    ]))
+    return (_relabel(H, shell),)
+
+
+def plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
+    """Whether a refitted homography stays close to the old one over ``cells``.
+
+    Refits move each cell by a fraction of a pitch; a refit that moves cells by more
+    than half a pitch or changes the local pitch by more than 25 % is an outlier fit.
+    """
+    if not np.isfinite(Hn).all():
+        return False
+    world = hexlattice.axial_to_world(cells)
+    a = hexlattice.apply_homography(H, world)
+    b = hexlattice.apply_homography(Hn, world)
+    ea = hexlattice.apply_homography(H, world + [1.0, 0.0]) - a
+    eb = hexlattice.apply_homography(Hn, world + [1.0, 0.0]) - b
+    pitch = np.hypot(*ea.T)
+    if not np.all(np.hypot(*(a - b).T) < 0.5 * pitch):
+        return False
+    ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
+    return bool(np.all((ratio > 0.75) & (ratio < 1.25)))
+
+
+def _shifted(H: np.ndarray, world_shift) -> np.ndarray:
+    """``H`` with its world origin moved by ``world_shift`` (pitch units)."""
+    T = np.eye(3)
+    T[:2, 2] = world_shift
+    return H @ T
+
+
+def _cut_score(H, paint, boundary, pitch, c0, radius) -> float:
+    """How much the lattice cells near ``c0`` are cut by the figure's outline.
+
+    Sum over cells of min(covered, uncovered) area, per pixel of outline and pitch
+    (dimensionless): about 0 when cell outlines follow the figure outline, larger for a
+    wrong scale or phase.
+    """
+    cells = cells_on_mask(H, paint, pitch, min_frac=0.0, near=(c0, radius))
+    if len(cells) == 0:
+        return 1.0
+    world = hexlattice.axial_to_world(cells)
+    inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
+                          hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
+    f = hexlattice.sample_bilinear(paint.astype(np.float32),
+                                   hexlattice.apply_homography(H, world[:, None] + inn[None]))
+    f = f.mean(axis=1)
+    cut_area = float(np.minimum(f, 1 - f).sum()) * 0.866 * pitch * pitch
+    near = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2 <= radius * radius
+    perim = float(near.sum()) + 1.0
+    return cut_area / perim
+
+
+def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
+    """Compose ``H`` with the lattice rotation that makes world +x point along shell[0]."""
+    o = hexlattice.apply_homography(H, np.zeros((1, 2)))[0]
+    best_k, best_err = 0, np.inf
+    for k in range(6):
+        a = math.radians(60 * k)
+        R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        v = hexlattice.apply_homography(H, (R @ np.array([1.0, 0.0]))[None])[0] - o
+        err = np.hypot(*(v - shell[0]))
+        if err < best_err:
+            best_k, best_err = k, err
+    a = math.radians(60 * best_k)
+    R3 = np.eye(3)
+    R3[:2, :2] = [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+    return H @ R3
+
+
+def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
+                   min_frac: float = 0.5, near=None) -> np.ndarray:
+    """Axial cells whose interior is mostly on ``mask`` (plus ``extra`` rings)."""
+    h, w = mask.shape
+    Hinv = np.linalg.inv(H)
+    corners = np.array([[0, 0], [w, 0], [0, h], [w, h]], float)
+    ax = hexlattice.world_to_axial(hexlattice.apply_homography(Hinv, corners))
+    lo = np.floor(ax.min(axis=0)) - 1
+    hi = np.ceil(ax.max(axis=0)) + 1
+    if not np.isfinite(ax).all() or np.any(hi - lo > 400):
+        return np.zeros((0, 2), np.int64)
+    qq, rr = np.mgrid[lo[0]: hi[0] + 1, lo[1]: hi[1] + 1]
+    cells = np.stack([qq.ravel(), rr.ravel()], axis=1).astype(np.int64)
+    world = hexlattice.axial_to_world(cells)
+    centres = hexlattice.apply_homography(H, world)
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (
+        centres[:, 1] < h)
+    if near is not None:
+        inside &= np.hypot(*(centres - near[0]).T) <= near[1]
+    cells, world = cells[inside], world[inside]
+    pts = hexlattice.apply_homography(H, world[:, None] + hexlattice.interior_offsets()[None])
+    frac = hexlattice.sample_bilinear(mask.astype(np.float32), pts).mean(axis=1)
+    keep = frac >= min_frac
+    sel = cells[keep]
+    have = {tuple(int(x) for x in c) for c in sel}
+    for _ in range(extra):
+        ring = set()
+        for q, r in have:
+            for dq, dr in AXIAL_DIRECTIONS:
+                if (q + dq, r + dr) not in have:
+                    ring.add((q + dq, r + dr))
+        if ring:
+            sel = np.concatenate([sel.reshape(-1, 2), np.array(sorted(ring), np.int64)])
+            have |= ring
+    return sel
