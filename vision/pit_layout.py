@@ -433,6 +433,128 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
     return out / out[2, 2], score, located
 
 
+# --------------------------------------------------------------------------- polishing
+POLISH_PX_PER_MM = 0.5  # resolution of the top view in which every cavity is located
+POLISH_WINDOW = 0.3  # a cavity is searched within this fraction of the pitch of its place
+POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
+POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
+POLISH_RANSAC = 0.12  # inlier distance of the homography through the cavities (× pitch)
+
+
+@functools.lru_cache(maxsize=16)
+def _cavity_kernels(r_px: float, half_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised float32 kernels of a cavity (radius ``r_px``, straight part of half
+    length ``half_px`` along y): its inner disk (within 0.75 radii of the centre line)
+    and the ring of board top around it (1.1–1.45 radii, clear of the neighbours)."""
+    k = int(math.ceil(1.5 * r_px))
+    ky = int(math.ceil(half_px)) + k
+    yy, xx = np.mgrid[-ky:ky + 1, -k:k + 1].astype(np.float32)
+    dist = np.hypot(xx, np.maximum(np.abs(yy) - half_px, 0))
+    disk = (dist <= 0.75 * r_px).astype(np.float32)
+    ring = ((dist >= 1.1 * r_px) & (dist <= 1.45 * r_px)).astype(np.float32)
+    return disk / disk.sum(), ring / ring.sum()
+
+
+def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0) -> np.ndarray:
+    """How much a cavity centred at each pixel stands out from a uniform ring of board top.
+
+    ``lab``: float32 ``(h, w, 3)`` CIE Lab top view; ``r_px``/``half_px``: the cavity's
+    radius and half straight length (along y) in view pixels. Returns float32 ``(h, w)``
+    ``|Lab(inner disk) − Lab(ring)| / (std_Lab(ring) + 4)``: a shaded floor or seeds
+    differ from the wood around them, and the ring is uniform only when the cavity is
+    centred (off centre it cuts the cavity's own wall), whatever the colours.
+    """
+    disk, ring = _cavity_kernels(float(r_px), float(half_px))
+    md = cv2.filter2D(lab, -1, disk, borderType=cv2.BORDER_REPLICATE)
+    mr = cv2.filter2D(lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
+    sq = cv2.filter2D(lab * lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
+    ones = np.ones((1, 3), np.float32)
+    var = np.maximum(cv2.transform(sq - mr * mr, ones), 0)
+    diff = md - mr
+    return cv2.sqrt(cv2.transform(diff * diff, ones)) / (cv2.sqrt(var) + 4.0)
+
+
+def _peak(resp: np.ndarray, x: float, y: float, win: int) -> tuple[float, float] | None:
+    """Sub-pixel position of the maximum of ``resp`` within ``win`` px of ``(x, y)``."""
+    x0, y0 = int(round(x)) - win, int(round(y)) - win
+    x0c, y0c = max(x0, 0), max(y0, 0)
+    x1c, y1c = min(x0 + 2 * win + 1, resp.shape[1]), min(y0 + 2 * win + 1, resp.shape[0])
+    if x1c - x0c < 3 or y1c - y0c < 3:
+        return None
+    patch = resp[y0c:y1c, x0c:x1c]
+    iy, ix = np.unravel_index(int(np.argmax(patch)), patch.shape)
+    qx, qy = float(ix), float(iy)
+    if 0 < ix < patch.shape[1] - 1:  # parabola through the peak and its neighbours
+        a, b, c = patch[iy, ix - 1], patch[iy, ix], patch[iy, ix + 1]
+        if a - 2 * b + c < 0:
+            qx += 0.5 * float(a - c) / float(a - 2 * b + c)
+    if 0 < iy < patch.shape[0] - 1:
+        a, b, c = patch[iy - 1, ix], patch[iy, ix], patch[iy + 1, ix]
+        if a - 2 * b + c < 0:
+            qy += 0.5 * float(a - c) / float(a - 2 * b + c)
+    return qx + x0c, qy + y0c
+
+
+def polish_fit(image, hom: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, int]:
+    """Refine a board homography that is already within ~1/3 pitch by locating every
+    cavity.
+
+    ``image``: the photo ((H, W, 3) uint8 BGR) or a :class:`Pyramid`; ``hom``: board mm →
+    full-image px. In a top view at :data:`POLISH_PX_PER_MM` every pit is moved to the
+    maximum of :func:`cavity_response` within :data:`POLISH_WINDOW` pitches of its
+    predicted place and a homography is fitted through the 12 by RANSAC. The stores lie
+    far beyond the pits, so that fit extrapolates to them: a store located (the same way,
+    with its stadium shape) within :data:`POLISH_STORE_AGREE` pitches of the
+    extrapolation joins a final least-squares fit (a pile of seeds can pull a store's
+    response aside, hence only then). Repeated ``rounds`` times. Returns ``(homography,
+    round pits among the RANSAC inliers)``; the input and 0 when fewer than six pits
+    agree.
+    """
+    ppm = POLISH_PX_PER_MM
+    win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
+    located = 0
+    for _ in range(rounds):
+        view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
+        lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
+        pit = cavity_response(lab, PIT_R * ppm)
+        pred = cv2.perspectiveTransform(CENTRES_MM[None], np.linalg.inv(to_mm))[0]
+        src, dst = [], []
+        for k in range(12):
+            q = _peak(pit, pred[k, 0], pred[k, 1], win)
+            if q is not None:
+                src.append(CENTRES_MM[k])
+                dst.append((to_mm @ np.array([q[0], q[1], 1.0]))[:2])
+        if len(src) < 6:
+            return hom, 0
+        src, dst = np.float64(src), np.float64(dst)
+        h_mm, inl = cv2.findHomography(src, dst, cv2.RANSAC, POLISH_RANSAC * PIT_PITCH)
+        if h_mm is None or inl is None or int(inl.sum()) < 6:
+            return hom, 0
+        inl = inl.ravel() > 0
+        located = int(inl.sum())
+        src, dst = src[inl], dst[inl]
+        store = cavity_response(lab, STORE_R * ppm, STORE_HALF * ppm)
+        extra = cv2.perspectiveTransform(CENTRES_MM[None, 12:], h_mm)[0]  # board mm
+        agree = []
+        for k, guess in zip((12, 13), extra, strict=True):
+            gx, gy, _ = np.linalg.inv(to_mm) @ np.array([guess[0], guess[1], 1.0])
+            q = _peak(store, gx, gy, win)
+            if q is None:
+                continue
+            at = (to_mm @ np.array([q[0], q[1], 1.0]))[:2]
+            if np.linalg.norm(at - guess) < POLISH_STORE_AGREE * PIT_PITCH:
+                agree.append((CENTRES_MM[k], at))
+        if agree:
+            src = np.vstack([src, [a for a, _ in agree]])
+            dst = np.vstack([dst, [b for _, b in agree]])
+            h2, _ = cv2.findHomography(src, dst, 0)
+            if h2 is not None:
+                h_mm = h2
+        hom = hom @ h_mm
+        hom = hom / hom[2, 2]
+    return hom, located
+
+
 # --------------------------------------------------------------------------- pit lattice
 LAT_SIZE = 480  # long side (px) of the image searched for the pit lattice
 LAT_RADII = (5.0, 7.0, 9.8, 13.7, 19.2)  # pit radii tried (px at LAT_SIZE)
@@ -750,16 +872,15 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         return []
     ranked.sort(key=lambda f: -(f[0] + 0.05 * f[1]))
     done = []
-    for contrast0, tscore0, score, hom0, n in ranked[:max(REFINED, keep)]:
+    for contrast0, _tscore0, score, hom0, n in ranked[:max(REFINED, keep)]:
         if done and max(f[5] for f in done) >= CONTRAST_SURE:
             break
-        hom, tscore, found = fit_cavities(pyr, hom0, (0.94, 1.0, 1.06), (0.9, 1.0, 1.1))
-        hom, tscore, found = fit_cavities(pyr, hom, (0.97, 1.0, 1.03), (0.95, 1.0, 1.05))
+        hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
-        if contrast < contrast0 and n:
-            # on a faint board the local refinement can wander: keep the lattice fit
-            _h, tscore0, _n = fit_cavities(pyr, hom0, (1.0,), (1.0,), refine=False)
-            hom, tscore, found, contrast = hom0, tscore0, n, contrast0
+        if contrast < contrast0 - POLISH_SLACK:
+            # on a faint board the cavities can wander: keep the coarse fit
+            hom, found, contrast = hom0, n, contrast0
+        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False)
         done.append((contrast + 0.05 * tscore, hom, tscore, found, score, contrast))
     done.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
