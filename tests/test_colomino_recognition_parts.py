@@ -30,7 +30,7 @@ def _board_cells(n: int = 9):
         for k, letter in enumerate(code):
             tri[rr, cc, k] = np.array(plastic[letter]) * light[rr, cc]
         centre[rr, cc] = tri[rr, cc].mean(axis=0)
-    joker = (5, 1)
+    joker = (2, 2)  # beside a tile (placed tiles are connected)
     white = np.array([0.80, 0.80, 0.78]) * light[joker]
     tri[joker] = white
     centre[joker] = white
@@ -61,16 +61,51 @@ def test_print_field_follows_a_coloured_light():
 
 def test_cells_are_split_into_tiles_and_plain_against_the_local_print():
     tri, centre, _, tiles, joker = _board_cells()
-    local, _ = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
     tn = tri / local[:, :, None, :]
     sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
     score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
     is_tile = score > cr.tile_threshold(score)
     found = set(zip(*np.nonzero(is_tile), strict=True))
     # every tile is found and no print cell is taken for one; the white joker on the
-    # beige print looks tinted (bluish) against it, but less than any plastic colour
+    # beige print looks tinted (bluish) against it, but it is white: the joker
     assert found - {joker} == set(tiles)
-    assert score[joker] < cr.JOKER_MAX_TINT < min(score[t] for t in tiles)
+    assert [(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)] == [joker]
+
+
+def _split(tri, centre):
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    return tn, loo, score > cr.tile_threshold(score)
+
+
+def test_a_white_joker_is_told_from_one_colour_tiles_and_lighter_print():
+    tri, centre, cells, tiles, joker = _board_cells()
+    r, c = np.mgrid[0:9, 0:9] / 8
+    light = np.stack([1.0 + 0.6 * c, 1.0 + 0.1 * r, 1.0 - 0.4 * r], axis=-1)
+    # one-colour tiles (as uniform as a joker, coloured against the print) beside tiles
+    for rc, colour in (((2, 5), (0.03, 0.3, 0.06)), ((6, 5), (0.8, 0.55, 0.02))):
+        tri[rc] = np.array(colour) * light[rc]
+        centre[rc] = tri[rc].mean(axis=0)
+    # a joker hardly lighter than the print (12 %) but white, beside a tile
+    faint = (6, 7)
+    tri[faint] = np.array([0.6, 0.6, 0.585]) * light[faint]
+    centre[faint] = tri[faint].mean(axis=0)
+    # print cells 5 % lighter (a lamp's hot spot), one beside a tile, one alone
+    for rc in ((3, 3), (0, 7)):
+        tri[rc] *= 1.05
+        centre[rc] *= 1.05
+    tn, loo, is_tile = _split(tri, centre)
+    found = {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)}
+    assert found == {joker, faint}
+    # a lighter white cell far from every tile is no joker (placed tiles are connected)
+    tri[4, 7] = np.array([0.8, 0.8, 0.78]) * light[4, 7]
+    centre[4, 7] = tri[4, 7].mean(axis=0)
+    tn, loo, is_tile = _split(tri, centre)
+    found = {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)}
+    assert found == {joker, faint}
 
 
 def test_tile_threshold_stays_within_its_bounds():

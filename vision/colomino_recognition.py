@@ -77,12 +77,21 @@ NOMINAL_SRGB = {"R": (205, 35, 45), "Y": (245, 200, 20), "G": (30, 150, 70), "B"
 #: Saturation (max−min)/max of linear RGB after white balance above which a triangle
 #: counts as coloured (plastic colours ≥ 0.6, board prints ≤ 0.3 once balanced).
 MIN_SATURATION = 0.45
-#: Brightness ratio to the print around it above which a uniform cell is a joker.
-JOKER_RATIO = 1.2
-#: A joker's four triangles differ in chromaticity (r, g, b sums to 1) by less than this.
+#: Brightness ratio to the print around it (relative to plain print cells) above which a
+#: white cell is a joker even where it is not coloured against the print; raised to five
+#: robust standard deviations of the plain cells' ratios in an unevenly lit photo, but
+#: not beyond :data:`JOKER_MAX_RATIO`.
+JOKER_RATIO = 1.08
+JOKER_MAX_RATIO = 1.2
+#: Plain print: four triangles differing in chromaticity (r, g, b sums to 1) by less
+#: than this.
 JOKER_UNIFORM = 0.03
-#: A joker's tint against the print stays below this saturation (a solid tile's does not).
-JOKER_MAX_TINT = 0.45
+#: A joker's four triangles differ in chromaticity by less than this (glare on the
+#: plastic leaves a gradient).
+JOKER_SPREAD = 0.05
+#: A joker is white: in every channel at least this fraction of the print's level
+#: (relative to plain print cells); a one-colour tile is far below in some channel.
+JOKER_FLOOR = 0.8
 #: Passes of the local print estimate: a plain cell counts as print when its tint
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
@@ -114,14 +123,19 @@ def white_patch_gains(bgr: np.ndarray, pct: float = 97.0) -> np.ndarray:
     return np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
 
 
+def _apply_gains(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """``bgr (h, w, 3)`` uint8 scaled per channel by ``gains (3,)`` (BGR), clipped; a lookup
+    table gives the same values as scaling every pixel in float32."""
+    lut = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None]
+                          * gains.astype(np.float32)[None, :]), 0, 255).astype(np.uint8)
+    return cv2.LUT(bgr, lut[None])
+
+
 def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) -> list[np.ndarray]:
     """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated),
     after the white-patch ``gains`` (BGR) if given."""
     if gains is not None:
-        # per-channel lookup table: the same values as scaling every pixel in float32
-        lut = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None]
-                              * gains.astype(np.float32)[None, :]), 0, 255).astype(np.uint8)
-        small = cv2.LUT(small, lut[None])
+        small = _apply_gains(small, gains)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     h = hsv[..., 0].astype(np.int32) * 2
     sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
@@ -185,14 +199,21 @@ def _expand(quad: np.ndarray, factor: float) -> np.ndarray:
     return c + (quad - c) * factor
 
 
-def _print_mask(rect: np.ndarray) -> np.ndarray | None:
+def _print_mask(rect: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray | None:
     """Pixels of a rectified view ``(S, S, 3)`` BGR with the board print's colour: the
-    median of the light, unsaturated pixels of the central half, ± 45 levels (L1)."""
+    median of the light, unsaturated pixels of the central half, ± 45 levels (L1).
+    ``gains`` (BGR, :func:`white_patch_gains`) balance the view first: under a warm lamp
+    the print is as saturated as an orange table."""
+    if gains is not None:
+        rect = _apply_gains(rect, gains)
     S = rect.shape[0]
     core = rect[S // 4:3 * S // 4, S // 4:3 * S // 4].reshape(-1, 3).astype(np.int32)
     hsv = cv2.cvtColor(rect[S // 4:3 * S // 4, S // 4:3 * S // 4], cv2.COLOR_BGR2HSV)
     hsv = hsv.reshape(-1, 3)
-    light = (hsv[:, 1] < 60) & (hsv[:, 2] > np.percentile(hsv[:, 2], 40))
+    # the least saturated third (at least every pixel below 60): a lamp can tint the
+    # print beyond any fixed saturation limit
+    s_lim = max(60.0, float(np.percentile(hsv[:, 1], 30)))
+    light = (hsv[:, 1] <= s_lim) & (hsv[:, 2] > np.percentile(hsv[:, 2], 40))
     if light.sum() < 50:
         return None
     ref = np.median(core[light], axis=0)
@@ -230,7 +251,7 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
                 ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN,
                                         np.ones((2, 2), np.uint8)) > 0
             else:
-                ring = _print_mask(rect)
+                ring = _print_mask(rect, gains)
                 if ring is None:
                     break
             found = outline_from_mask(ring)
@@ -273,6 +294,14 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
     else:
         Hq, rect, ruler = H0, rect0, None
     fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
+    best = max(fits[0].score if fits else -1.0, ruler[3] if ruler else -1.0)
+    if best < SURE_GRID_SCORE and Hq is not H0:
+        # the re-fitted outline can be worse than the candidate itself (rim markings in
+        # the table's colours, a print tinted and shaded beyond its mask): the printed
+        # lines in the candidate's own view
+        fits0 = fit_grid(cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), sizes)
+        if fits0 and fits0[0].score > best:
+            return fits0[0], H0, None
     if not fits and ruler is None:
         return None
     return (fits[0] if fits else None), Hq, ruler
@@ -709,6 +738,45 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
     return np.exp(ref), np.exp(loo)
 
 
+def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
+                is_tile: np.ndarray) -> list[tuple[float, int, int]]:
+    """Cells holding a joker (white plastic): at most four, the lightest.
+
+    ``tri_n (n, n, 4, 3)``: triangle colours divided by the local print
+    (:func:`print_field`), ``centre (n, n, 3)`` linear RGB, ``loo (n, n, 3)`` the print
+    around each cell leaving the cell out, ``is_tile (n, n)`` the coloured cells. A joker
+    is uniform (:data:`JOKER_SPREAD`), white — no channel far below the print's
+    (:data:`JOKER_FLOOR`; white plastic on a cream print looks bluish against it, so it
+    may be counted as coloured) — and either coloured against the print and not darker
+    than it, or clearly lighter than the print around (:data:`JOKER_RATIO`). Lightness and
+    floor are taken relative to the plain print cells of the photo (the local estimate
+    lags a steep lamp fall-off the same way for all of them). Placed tiles are connected,
+    so a joker touches a tile or lies at the field's edge. Returns ``(ratio, row, col)``,
+    lightest first (``ratio``: lightness against the print).
+    """
+    n = tri_n.shape[0]
+    chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
+    spread = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1)
+    ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
+    floor = tri_n.mean(axis=2).min(axis=-1)
+    plain = (spread < JOKER_UNIFORM) & ~is_tile
+    lighter = JOKER_RATIO
+    if plain.sum() >= 5:
+        ratio = ratio / float(np.median(ratio[plain]))
+        floor = floor / float(np.median(floor[plain]))
+        sigma = 1.4826 * float(np.median(np.abs(ratio[plain] - 1.0)))
+        lighter = float(np.clip(1.0 + 5.0 * sigma, JOKER_RATIO, JOKER_MAX_RATIO))
+    like = (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR) & (
+        (is_tile & (ratio > 0.95)) | (ratio > lighter))
+    touch = cv2.dilate((is_tile | like).astype(np.uint8),
+                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
+    edge = np.zeros((n, n), bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    like &= touch | edge
+    return sorted(((float(ratio[r, c]), int(r), int(c)) for r, c in zip(
+        *np.nonzero(like), strict=True)), reverse=True)[:4]
+
+
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
     """Split per-cell colourfulness ``score (...)`` (saturation against the local print,
     0..1) into plain cells and tiles: Otsu's threshold, kept within ``lo..hi``."""
@@ -888,20 +956,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     cell_score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)   # two most coloured
     thr = tile_threshold(cell_score)
     is_tile = cell_score > thr
-    # white plastic (joker) on a tinted print looks tinted against the print, but it is
-    # uniform, at most moderately so and not darker than the print; or clearly lighter
-    chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
-    uniform = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1) < JOKER_UNIFORM
-    ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
-    # lightness against the print around, relative to how plain print cells fare in
-    # this photo (the estimate lags a steep lamp fall-off the same way for all of them)
-    plain_print = uniform & ~is_tile
-    if plain_print.sum() >= 5:
-        ratio = ratio / float(np.median(ratio[plain_print]))
-    joker_like = uniform & (cell_score < JOKER_MAX_TINT) & (
-        (is_tile & (ratio > 0.95)) | (ratio > JOKER_RATIO))
-    jokers = sorted(((float(ratio[r, c]), r, c) for r, c in zip(
-        *np.nonzero(joker_like), strict=True)), reverse=True)[:4]
+    jokers = find_jokers(tri_n, centre, loo, is_tile)
     for _, r, c in jokers:
         is_tile[r, c] = False
     # hues after the board's global print balance (a tinted print would bend the hues
@@ -942,7 +997,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # jokers: at most four, the lightest of the joker-like cells
     for q, r, c in jokers:
         rows[r][c] = "*"
-        conf[r, c] = float(np.clip(abs(q - 1.0) / (JOKER_RATIO - 1), 0.1, 1.0))
+        conf[r, c] = float(np.clip(abs(q - 1.0) / 0.2, 0.1, 1.0))
     rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
                 for i, side in enumerate(("north", "east", "south", "west"))}
     # orientation: try the four turns against the default layout of this size
