@@ -276,3 +276,48 @@ def test_batched_line_scores_equal_one_by_one_scores():
         one = [sg.line_score(integrals, x, y) for x, y in zip(xs, ys, strict=True)]
         assert np.array_equal(batch, one)
         assert batch.max() > 0.4 and batch.min() < 0.0   # the scores do differ
+
+
+def _evidence(labels: np.ndarray, sure: float = 4.0) -> np.ndarray:
+    """Evidence distances ``(..., 4)``: 0 for the given colour, ``sure`` for the rest."""
+    d = np.full((*labels.shape, 4), sure)
+    np.put_along_axis(d, labels[..., None], 0.0, axis=-1)
+    return d
+
+
+def test_decode_edges_settles_a_doubtful_triangle_by_its_neighbour_and_the_rim():
+    n = 3
+    truth = np.array([[[0, 1, 2, 3], [2, 0, 1, 1], [3, 3, 3, 3]],
+                      [[2, 1, 0, 2], [1, 2, 3, 1], [3, 0, 1, 2]],
+                      [[0, 0, 0, 0], [3, 2, 1, 0], [1, 1, 1, 2]]])
+    # make the board legal: every shared edge one colour
+    for r in range(n):
+        for c in range(n - 1):
+            truth[r, c + 1, 3] = truth[r, c, 1]
+    for r in range(n - 1):
+        for c in range(n):
+            truth[r + 1, c, 0] = truth[r, c, 2]
+    rim_known = np.stack([truth[0, :, 0], truth[:, -1, 1], truth[-1, :, 2], truth[:, 0, 3]])
+    is_tile = np.ones((n, n), bool)
+    dist = _evidence(truth)
+    read = truth.copy()
+    # (1, 1) east misread with a 7 : 1 doubt; its neighbour (1, 2) west is sure
+    read[1, 1, 1] = (truth[1, 1, 1] + 1) % 4
+    dist[1, 1, 1] = _evidence(read[1, 1, 1])
+    dist[1, 1, 1, truth[1, 1, 1]] = 2.0
+    # (0, 0) north, on the rim, misread just as doubtfully
+    read[0, 0, 0] = (truth[0, 0, 0] + 2) % 4
+    dist[0, 0, 0] = _evidence(read[0, 0, 0])
+    dist[0, 0, 0, truth[0, 0, 0]] = 1.5
+    rim_dist = _evidence(rim_known)
+    out = cr.decode_edges(read, dist, is_tile, rim_known, rim_dist, rim_known, None)
+    assert np.array_equal(out, truth)
+    # without a known layout the read rim marking does the same
+    out = cr.decode_edges(read, dist, is_tile, rim_known, rim_dist, None, None)
+    assert np.array_equal(out, truth)
+    # a mismatch both sides are sure of is a real one on the board and kept
+    read2 = truth.copy()
+    read2[1, 1, 1] = (truth[1, 1, 1] + 1) % 4
+    dist2 = _evidence(read2)
+    out = cr.decode_edges(read2, dist2, is_tile, rim_known, rim_dist, rim_known, None)
+    assert np.array_equal(out, read2)

@@ -27,9 +27,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    board unevenly in brightness and colour); a cell is a tile when its two most
    coloured triangles are saturated against that local print (split per photo, Otsu).
    Hues are labelled in CIE Lab after the board's global print balance, with centres
-   re-estimated over the whole board (k-means on hue). Soft game prior: touching
-   triangles of neighbouring tiles, and a tile and the rim marking beside it, take a
-   common colour where one side is unsure (hue evidence weighted by chroma).
+   re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab.
+   Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
+   the colour both triangles' evidence agrees on best (a mismatch is kept only when both
+   sides are very sure); a triangle at the field's edge leans strongly to the layout's
+   rim marking there, one beside an uncovered printed field to its colour.
 5. *Orient*: the read rim is compared with the default layouts in all four turns; the
    best turn fixes the base line (south). If none fits, the read rim is returned under
    ``"layout"`` in the orientation nearest the image's up with ``"base_known": false``.
@@ -101,6 +103,13 @@ GMM_WEIGHTS = np.array([0.5, 1.0, 1.0])
 #: −log posterior × this = an evidence distance on the scale of hue angles (radians),
 #: so a 3 : 1 posterior is about as sure as the neighbour prior's threshold (0.35).
 POSTERIOR_SCALE = 0.3
+#: Edge decoding (:func:`decode_edges`): two touching triangles each this sure (evidence
+#: distance between best and second-best colour) of different colours are a real
+#: mismatch and kept; the layout's rim marking and an uncovered printed field beside a
+#: triangle count as this much evidence (0.9 ≈ a posterior of 20 : 1).
+SURE_MISMATCH = 3.0
+RIM_PRIOR = 2.0
+PRINT_PRIOR = 1.0
 #: Placements of the grid (shifted, other size) whose rim markings are read, best lines
 #: first.
 SETTLE_CANDIDATES = 8
@@ -873,47 +882,75 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
     return resp
 
 
-def harmonise_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
-                    rim_labels: np.ndarray, rim_dist: np.ndarray,
-                    unsure: float = 0.35) -> np.ndarray:
-    """Soft matching prior: touching triangles of neighbouring tiles (and a tile's
-    triangle and the rim marking beside it) usually share a colour.
+def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
+                 rim_labels: np.ndarray, rim_dist: np.ndarray,
+                 rim_known: np.ndarray | None = None, printed: np.ndarray | None = None,
+                 sure: float = SURE_MISMATCH) -> np.ndarray:
+    """The colour of every tile edge from both sides of it: placed tiles match their
+    neighbours along every shared edge, and the rim marking beside them.
 
-    Where the two sides disagree and at least one of them is unsure (its best and
-    second-best hues closer than ``unsure`` radians), both take the colour with the
-    smallest summed distance; confident disagreements (a real mismatch on the board)
-    are kept. ``labels (n, n, 4)`` NESW in the canonical frame, ``dist (n, n, 4, 4)``,
-    ``is_tile (n, n)``, ``rim_labels (4, n)``, ``rim_dist (4, n, 4)``. Returns new labels.
+    Every triangle lies on exactly one edge, so the board decodes edge by edge: two
+    touching triangles take the colour with the smallest summed evidence distance
+    (``dist``), unless each is sure of a different colour (best and second-best more than
+    ``sure`` apart: a real mismatch on the board is kept). A triangle at the field's edge
+    takes the layout's marking (``rim_known``, the default layout in the canonical
+    frame) unless it is sure otherwise, or without a known layout the colour with the
+    smallest distance summed with the read marking's. A triangle beside an uncovered
+    printed field (``printed`` ≥ 0: its colour index) leans to that colour
+    (:data:`PRINT_PRIOR`; the first tile to touch a field need not match it).
+
+    ``labels (n, n, 4)`` NESW in the canonical frame, ``dist (n, n, 4, 4)``,
+    ``is_tile (n, n)`` (jokers and uncovered print excluded), ``rim_labels (4, n)``,
+    ``rim_dist (4, n, 4)``, ``rim_known (4, n)`` or None, ``printed (n, n)`` or None.
+    Returns new labels.
     """
     n = labels.shape[0]
     out = labels.copy()
-
-    def margin(d):
-        srt = np.sort(d)
-        return srt[1] - srt[0]
-
-    # (cell a, side a, cell b, side b): east-west and north-south neighbours
-    for r in range(n):
-        for c in range(n):
-            if not is_tile[r, c]:
-                continue
-            for (rr, cc, sa, sb) in ((r, c + 1, 1, 3), (r + 1, c, 2, 0)):
-                if rr >= n or cc >= n or not is_tile[rr, cc]:
+    srt = np.sort(dist, axis=-1)
+    margin = srt[..., 1] - srt[..., 0]
+    K = dist.shape[-1]
+    # east-west and north-south neighbours, both tiles
+    for sa, sb, dr, dc in ((1, 3, 0, 1), (2, 0, 1, 0)):
+        a = is_tile[:n - dr, :n - dc] & is_tile[dr:, dc:]
+        da = dist[:n - dr, :n - dc, sa][a]                     # (pairs, K)
+        db = dist[dr:, dc:, sb][a]
+        ma = margin[:n - dr, :n - dc, sa][a]
+        mb = margin[dr:, dc:, sb][a]
+        la = out[:n - dr, :n - dc, sa][a]
+        lb = out[dr:, dc:, sb][a]
+        joint = np.argmin(da + db, axis=1)
+        keep = (la != lb) & (ma > sure) & (mb > sure)
+        ra, ca = np.nonzero(a)
+        out[ra, ca, sa] = np.where(keep, la, joint)
+        out[ra + dr, ca + dc, sb] = np.where(keep, lb, joint)
+    # the rim: canonical top (side 0 of row 0), right, bottom, left
+    idx = np.arange(n)
+    cells = ((np.zeros(n, int), idx), (idx, np.full(n, n - 1)), (np.full(n, n - 1), idx),
+             (idx, np.zeros(n, int)))
+    for side, (rr, cc) in enumerate(cells):
+        t = is_tile[rr, cc]
+        d = dist[rr, cc, side]                                     # (n, K)
+        if rim_known is not None:
+            prior = RIM_PRIOR * (np.arange(K)[None, :] != rim_known[side][:, None])
+            cost = d + prior
+            keep = margin[rr, cc, side] > sure
+        else:
+            cost = d + rim_dist[side]
+            keep = (margin[rr, cc, side] > sure) & (
+                np.sort(rim_dist[side], axis=-1)[:, 1] - rim_dist[side].min(-1) > sure)
+        new = np.where(keep, out[rr, cc, side], np.argmin(cost, axis=1))
+        out[rr[t], cc[t], side] = new[t]
+    # beside an uncovered printed field
+    if printed is not None and (printed >= 0).any():
+        for pr, pc in zip(*np.nonzero(printed >= 0), strict=True):
+            colour = printed[pr, pc]
+            for side, (r, c) in ((2, (pr - 1, pc)), (3, (pr, pc + 1)), (0, (pr + 1, pc)),
+                                 (1, (pr, pc - 1))):
+                if not (0 <= r < n and 0 <= c < n) or not is_tile[r, c]:
                     continue
-                if out[r, c, sa] == out[rr, cc, sb]:
-                    continue
-                da, db = dist[r, c, sa], dist[rr, cc, sb]
-                if min(margin(da), margin(db)) < unsure:
-                    k = int(np.argmin(da + db))
-                    out[r, c, sa] = out[rr, cc, sb] = k
-    # rim: canonical top (side 0 of row 0), right, bottom, left
-    for i in range(n):
-        for side, (r, c) in ((0, (0, i)), (1, (i, n - 1)), (2, (n - 1, i)), (3, (i, 0))):
-            if not is_tile[r, c] or out[r, c, side] == rim_labels[side, i]:
-                continue
-            d = dist[r, c, side]
-            if margin(d) < unsure and margin(rim_dist[side, i]) >= unsure:
-                out[r, c, side] = rim_labels[side, i]
+                cost = dist[r, c, side] + PRINT_PRIOR * (np.arange(K) != colour)
+                if margin[r, c, side] <= sure:
+                    out[r, c, side] = int(np.argmin(cost))
     return out
 
 
@@ -986,7 +1023,38 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         dist[on_tiles] = -np.log(np.maximum(post, 1e-6)) * POSTERIOR_SCALE
         srt = np.sort(dist, axis=-1)
         margin = np.where(on_tiles, srt[..., 1] - srt[..., 0], margin)
-    labels = harmonise_edges(labels, dist, is_tile, rim_labels, rim_dist)
+    rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
+                for i, side in enumerate(("north", "east", "south", "west"))}
+    # orientation: the read rim against the default layout of this size in four turns
+    layout = default_layout(n)
+    dummy = [["." for _ in range(n)] for _ in range(n)]
+    mism, turns, cur_rim = None, 0, rim_read
+    for k in range(4):
+        m_k = _rim_mismatch(cur_rim, layout)
+        if mism is None or m_k < mism:
+            mism, turns = m_k, k
+        cur_rim = rotate_cw(dummy, cur_rim)[1]
+    answer: dict = {"game": "colomino", "size": n}
+    base_known = mism <= n // 2
+    rim_known = printed = None
+    if base_known:
+        # the layout seen in the canonical frame: turned back by `turns`
+        spec_printed = [["." for _ in range(n)] for _ in range(n)]
+        for pr, pc, colour in layout.printed:
+            spec_printed[pr][pc] = colour * 4
+        canon_printed, canon_rim = spec_printed, dict(layout.rim)
+        for _ in range((4 - turns) % 4):
+            canon_printed, canon_rim = rotate_cw(canon_printed, canon_rim)
+        rim_known = np.array([[COLOURS.index(x) for x in canon_rim[side]]
+                              for side in ("north", "east", "south", "west")])
+        printed = np.array([[COLOURS.index(x[0]) if x != "." else -1 for x in row]
+                            for row in canon_printed])
+        # an uncovered printed field reads as its solid colour: not a tile to decode
+        uncovered = (printed >= 0) & is_tile & np.all(
+            labels == np.maximum(printed, 0)[..., None], axis=-1)
+        is_tile = is_tile & ~uncovered
+        printed = np.where(uncovered, printed, -1)
+    labels = decode_edges(labels, dist, is_tile, rim_labels, rim_dist, rim_known, printed)
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):
@@ -998,25 +1066,14 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     for q, r, c in jokers:
         rows[r][c] = "*"
         conf[r, c] = float(np.clip(abs(q - 1.0) / 0.2, 0.1, 1.0))
-    rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
-                for i, side in enumerate(("north", "east", "south", "west"))}
-    # orientation: try the four turns against the default layout of this size
-    layout = default_layout(n)
-    best = None
-    cur_rows, cur_rim = rows, rim_read
-    cur_conf = conf
-    for k in range(4):
-        mism = _rim_mismatch(cur_rim, layout)
-        if best is None or mism < best[0]:
-            best = (mism, k, cur_rows, cur_rim, cur_conf)
-        cur_rows, cur_rim = rotate_cw(cur_rows, cur_rim)
-        cur_conf = np.rot90(cur_conf, -1)
-    mism, turns, rows_o, rim_o, conf_o = best
-    answer: dict = {"game": "colomino", "size": n}
-    if mism <= n // 2:
+    if base_known:
         if mism:
             warnings.append(f"{mism} rim markings read differently from the default layout")
         final_layout = layout
+        rows_o, conf_o = rows, conf
+        for _ in range(turns):
+            rows_o = rotate_cw(rows_o, rim_read)[0]
+            conf_o = np.rot90(conf_o, -1)
     else:
         rows_o, conf_o, turns = rows, conf, 0
         final_layout = Layout(n, rim_read, ())
