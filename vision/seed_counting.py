@@ -10,6 +10,13 @@ The detection threshold is relative to the photo itself, never a fixed grey leve
 fraction of the typical response of the strongest seeds on the board (every board holds
 seeds: a game has 48), and a multiple of the filter's noise on the bare board top.
 
+Two kinds of false peak are removed with the board itself as reference, not with grey
+levels: the bowl's own features (a lit wall, a rim shadow), which every pit shows at the
+same spot, so the per-pixel median response over the twelve pits (where random seeds
+cancel) explains them (:func:`drop_common`; a store's wall is compared with the pit wall
+of the same direction); and the bright ring the filter puts around a dark bean on a
+lighter floor, which is much weaker than the bean's own dark blob (:data:`DOMINANCE`).
+
 Piles hide seeds, so the visible count ``v`` under-reads large counts, and how much
 depends on the cavity's floor: a round pit's floor holds one layer of about five seeds
 (its counted area is ~6 seed disks), a store's about three times as many. Measured on
@@ -41,6 +48,8 @@ PIT_SHOWN = 0.1  # visible peaks per seed above PIT_LAYER in a pit
 STORE_LAYER = 10.0  # seeds a store shows all of
 STORE_SHOWN = 0.5  # visible peaks per seed above STORE_LAYER in a store
 NMS_DIAMETER = 1.6  # peaks closer than 0.8 seed radii are one seed (in seed radii)
+DOMINANCE = 2.0  # a blob this many times stronger than its opposite neighbour wins
+LOBE_REACH = 2.0  # how far (seed radii) a dark blob's bright side lobes reach
 
 
 @dataclass(frozen=True)
@@ -135,13 +144,84 @@ def estimate(visible: int, max_count: int = 60, store: bool = False) -> tuple[fl
     return mean, float(math.sqrt(max((p * (ns - mean) ** 2).sum(), 1e-6)))
 
 
+COMMON_FRACTION = 0.8  # a peak this weak against the pits' common response is the bowl's
+COMMON_WINDOW = 0.5  # how far (seed radii) the common feature may lie from the peak
+
+
+def common_response(resp: np.ndarray, centres, half: int) -> np.ndarray:
+    """Per-pixel median of ``resp`` over same-shaped cavities: what an empty one shows.
+
+    ``resp``: ``(H, W)`` filter response of a top view; ``centres``: ``(k, 2)`` integer
+    view pixels (x, y) of ``k`` identical cavities (the round pits); ``half``: patch half
+    size in pixels. Returns the ``(2 * half + 1, 2 * half + 1)`` median patch. Every pit
+    is carved alike and lit alike, so a lit wall or a rim shadow lies at the same place in
+    all of them, while seeds lie at random places: the median keeps the bowl's own
+    features and drops the seeds as long as fewer than half the pits hold a seed at that
+    spot (random seeds never pile at one place in most pits).
+    """
+    pad = np.pad(resp, half + 1, mode="edge")
+    patches = [pad[y + 1:y + 2 * half + 2, x + 1:x + 2 * half + 2] for x, y in centres]
+    return np.median(np.stack(patches), axis=0).astype(np.float32)
+
+
+def drop_common(peaks: np.ndarray, resp: np.ndarray, centres, half: int,
+                seed_r_px: float, fraction: float | None = None,
+                stores=()) -> np.ndarray:
+    """Remove the peaks the empty-cavity response explains (see :func:`common_response`).
+
+    ``peaks``: bool ``(H, W)`` seed centres; ``centres``: ``(k, 2)`` ints (x, y) of the
+    round pits, ``half`` their radius in pixels. A peak within a pit is dropped when the
+    common response within :data:`COMMON_WINDOW` seed radii of the same spot reaches
+    ``fraction`` of the peak's own response (a bowl feature, not a seed; None:
+    :data:`COMMON_FRACTION`). ``stores``: ``((xa, ya), (xb, yb), r)`` per elongated
+    cavity (its axis end points and radius, px): a store's wall is a pit's wall drawn
+    apart, so a store point is compared with the pit point at the same distance and
+    direction from the wall (offset from the nearest axis point, scaled by
+    ``half / r``): under one light the same wall direction is lit alike. Returns the
+    filtered copy.
+    """
+    fraction = COMMON_FRACTION if fraction is None else fraction
+    centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    if len(centres) < 3:
+        return peaks
+    med = common_response(resp, centres.astype(np.int64), half)
+    k = int(round(COMMON_WINDOW * seed_r_px)) * 2 + 1
+    med = cv2.dilate(med, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    out = peaks.copy()
+    ys, xs = np.nonzero(peaks)
+    if not len(xs):
+        return out
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    segs = [(c, c, float(half)) for c in centres]
+    segs += [(np.asarray(a, np.float64), np.asarray(b, np.float64), float(r))
+             for a, b, r in stores]
+    for a, b, r in segs:
+        ab = b - a
+        t = np.clip(((pts - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+        off = (pts - (a + t[:, None] * ab)) * (half / r)
+        inside = np.hypot(off[:, 0], off[:, 1]) <= half
+        for i in np.nonzero(inside)[0]:
+            dx, dy = np.round(off[i] + half).astype(np.int64)
+            if med[dy, dx] >= fraction * resp[ys[i], xs[i]]:
+                out[ys[i], xs[i]] = False
+    return out
+
+
 def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
-               seed_r_px: float) -> np.ndarray:
+               seed_r_px: float, pit_centres=None, pit_half: int = 0,
+               stores=()) -> np.ndarray:
     """Bool ``(H, W)`` mask of seed centres in a grey top view.
 
     Bright blobs (a seed's lit top) above the photo's own threshold are seeds. Dark blobs
-    of seed size are seeds too (a dark bean on a light floor) when no bright seed lies
-    within 1.6 seed radii: the dark gaps inside a pile always border bright seed tops.
+    of seed size are seeds too (a dark bean on a light floor) when no bright peak within
+    1.6 seed radii is even half as strong: the dark gaps inside a pile always border
+    bright seed tops. A bright peak within :data:`LOBE_REACH` seed radii of a dark blob
+    :data:`DOMINANCE` times stronger is that dark bean's side lobe (the filter answers a
+    dark disk with a bright ring) and is dropped.
+    With ``pit_centres`` (``(k, 2)`` view pixels of identical round pits) and
+    ``pit_half`` (their patch half size, px), bright peaks that every pit shows at the
+    same spot (a lit wall) are dropped, in the pits and in the ``stores`` (axis end
+    points and radius, see :func:`drop_common`).
     """
     resp = blob_response(gray, seed_r_px)
     union = np.zeros(gray.shape, bool)
@@ -150,28 +230,39 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
     bright = local_maxima(resp, seed_r_px)
     th = threshold(resp, bright, union, top)
     bright &= resp > th
+    if pit_centres is not None and pit_half > 0:
+        bright = drop_common(bright, resp, pit_centres, pit_half, seed_r_px, stores=stores)
     ke = int(round(seed_r_px)) * 2 + 1
     inner = cv2.erode(union.astype(np.uint8),
                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ke, ke))) > 0
     dark = local_maxima(-resp, seed_r_px) & (-resp > DARK_THRESHOLD * th) & inner
     if dark.any() and bright.any():
+        # a dark bean's filter response has a bright ring: bright peaks within
+        # LOBE_REACH of a much stronger dark blob are that ring, not seeds
+        strength = np.where(dark, -resp, 0).astype(np.float32)
+        k = int(round(LOBE_REACH * seed_r_px)) * 2 + 1
+        ring = cv2.dilate(strength, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        bright &= ~(ring > DOMINANCE * resp)
+        # and a dark blob beside a bright seed is a gap unless it is much the stronger
         k = int(round(1.6 * seed_r_px)) * 2 + 1
-        near = cv2.dilate(bright.astype(np.uint8),
-                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
-        dark &= ~near
+        lit = cv2.dilate(np.where(bright, resp, 0).astype(np.float32),
+                         cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        dark &= strength > DOMINANCE * lit
     return bright | dark
 
 
 def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
-                   seed_r_px: float, stores=None) -> list[CavityReading]:
+                   seed_r_px: float, stores=None, pit_centres=None,
+                   pit_half: int = 0, store_axes=()) -> list[CavityReading]:
     """Count seeds in every cavity mask of a rectified grey view.
 
     ``gray``: ``(H, W)`` float32 luminance of the top view; ``masks``: one bool ``(H, W)``
     mask per cavity; ``top``: bool mask of bare board top (noise reference);
     ``seed_r_px``: seed radius in view pixels; ``stores``: bool per mask, True for a
-    store (None: all round pits).
+    store (None: all round pits); ``pit_centres``/``pit_half``/``store_axes``: the pits'
+    centres and radius and the stores' axes, see :func:`seed_peaks` (its ``stores``).
     """
-    peaks = seed_peaks(gray, masks, top, seed_r_px)
+    peaks = seed_peaks(gray, masks, top, seed_r_px, pit_centres, pit_half, store_axes)
     st = [False] * len(masks) if stores is None else [bool(x) for x in stores]
     out = []
     for m, store in zip(masks, st, strict=True):

@@ -126,17 +126,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     native = fit.px_per_mm()
     ppm = float(np.clip(native, 0.8, 1.5))
     view, to_mm = pl.rectify(pyr, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
-    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    masks = _cavity_masks(gray.shape, to_mm, COUNT_GROW)
-    top = np.zeros(gray.shape, np.uint8)
-    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
-                                       np.linalg.inv(to_mm)).reshape(-1, 2)
-    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
-    grown = _cavity_masks(gray.shape, to_mm, 1.3)
-    top = top > 0
-    for m in grown:
-        top &= ~m
-    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES)
+    readings = count_view(view, to_mm)
     view_to_img = fit.homography @ to_mm
     seeds_px = []
     for r in readings:
@@ -149,6 +139,38 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
         tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
         tuple(r.visible for r in readings), fit.centres_px(), fit, fit.template_score,
         tuple(seeds_px))
+
+
+def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
+    """Count the seeds of the 14 cavities in a rectified top view of the board.
+
+    ``view``: ``(H, W, 3)`` uint8 BGR top view from :func:`vision.pit_layout.rectify`;
+    ``to_mm``: its 3×3 view-pixel → board-mm matrix (uniform scale). Returns one
+    :class:`vision.seed_counting.CavityReading` per cavity in :data:`NAMES` order.
+    """
+    ppm = 1.0 / abs(to_mm[0, 0])
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    masks = _cavity_masks(gray.shape, to_mm, COUNT_GROW)
+    top = np.zeros(gray.shape, np.uint8)
+    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
+                                       np.linalg.inv(to_mm)).reshape(-1, 2)
+    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
+    grown = _cavity_masks(gray.shape, to_mm, 1.3)
+    top = top > 0
+    for m in grown:
+        top &= ~m
+    to_px = np.linalg.inv(to_mm)
+    pits = np.array([[c.x, c.y] for c in pl.CAVITIES if not c.half]).reshape(-1, 1, 2)
+    pit_px = np.round(cv2.perspectiveTransform(pits, to_px).reshape(-1, 2))
+    axes = []
+    for c in pl.CAVITIES:
+        if c.half:
+            ends = np.array([[[c.x, c.y - c.half]], [[c.x, c.y + c.half]]])
+            a, b = cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)
+            axes.append((a, b, c.r * ppm))
+    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES,
+                                 pit_px.astype(np.int64), int(round(pl.PIT_R * ppm)), axes)
+    return readings
 
 
 # --------------------------------------------------------------------------- counts
