@@ -442,10 +442,10 @@ POLISH_RANSAC = 0.12  # inlier distance of the homography through the cavities (
 
 
 @functools.lru_cache(maxsize=16)
-def _cavity_kernels(r_px: float, half_px: float) -> tuple[np.ndarray, np.ndarray]:
+def _cavity_kernels(r_px: float, half_px: float) -> tuple[np.ndarray, ...]:
     """Normalised float32 kernels of a cavity (radius ``r_px``, straight part of half
-    length ``half_px`` along y): its inner disk (within 0.75 radii of the centre line)
-    and the ring of board top around it (1.1–1.45 radii, clear of the neighbours)."""
+    length ``half_px`` along y): its inner part (within 0.75 radii of the centre line)
+    and its ring (1.1–1.45 radii), for :func:`cavity_response` with ``exact=True``."""
     k = int(math.ceil(1.5 * r_px))
     ky = int(math.ceil(half_px)) + k
     yy, xx = np.mgrid[-ky:ky + 1, -k:k + 1].astype(np.float32)
@@ -455,23 +455,52 @@ def _cavity_kernels(r_px: float, half_px: float) -> tuple[np.ndarray, np.ndarray
     return disk / disk.sum(), ring / ring.sum()
 
 
-def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0) -> np.ndarray:
+def _cross_sum(img: np.ndarray, r: float, hy: int) -> tuple[np.ndarray, int]:
+    """Sum of ``img`` over a disk of radius ``r`` px stretched by ``2 hy`` px along y,
+    approximated by a cross of two rectangles (0.95 r × 0.6 r; area and outline within
+    ~0.15 r of the disk's) so that it costs three box filters. Returns (sums, area)."""
+    a, b = max(1, int(round(0.95 * r))), max(1, int(round(0.6 * r)))
+    wide = cv2.boxFilter(img, -1, (2 * a + 1, 2 * b + 1 + hy), normalize=False)
+    tall = cv2.boxFilter(img, -1, (2 * b + 1, 2 * a + 1 + hy), normalize=False)
+    core = cv2.boxFilter(img, -1, (2 * b + 1, 2 * b + 1 + hy), normalize=False)
+    area = 2 * (2 * a + 1) * (2 * b + 1 + hy) - (2 * b + 1) * (2 * b + 1 + hy)
+    return wide + tall - core, area
+
+
+def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0,
+                    exact: bool = False) -> np.ndarray:
     """How much a cavity centred at each pixel stands out from a uniform ring of board top.
 
     ``lab``: float32 ``(h, w, 3)`` CIE Lab top view; ``r_px``/``half_px``: the cavity's
     radius and half straight length (along y) in view pixels. Returns float32 ``(h, w)``
-    ``|Lab(inner disk) − Lab(ring)| / (std_Lab(ring) + 4)``: a shaded floor or seeds
-    differ from the wood around them, and the ring is uniform only when the cavity is
-    centred (off centre it cuts the cavity's own wall), whatever the colours.
+    ``|Lab(inner) − Lab(ring)| / (std_Lab(ring) + 4)``, the inner part within 0.75
+    radii, the ring between 1.1 and 1.45 radii (clear of the neighbours), both as box
+    crosses (:func:`_cross_sum`, O(1) per pixel; ``exact``: round windows, slower and
+    a little more precise). A shaded floor or seeds differ from the
+    wood around them, and the ring is uniform only when the cavity is centred (off
+    centre it cuts the cavity's own wall), whatever the colours.
     """
-    disk, ring = _cavity_kernels(float(r_px), float(half_px))
-    md = cv2.filter2D(lab, -1, disk, borderType=cv2.BORDER_REPLICATE)
-    mr = cv2.filter2D(lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
-    sq = cv2.filter2D(lab * lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
     ones = np.ones((1, 3), np.float32)
-    var = np.maximum(cv2.transform(sq - mr * mr, ones), 0)
-    diff = md - mr
-    return cv2.sqrt(cv2.transform(diff * diff, ones)) / (cv2.sqrt(var) + 4.0)
+    sq = cv2.transform(lab * lab, ones)
+    if exact:
+        disk, ring = _cavity_kernels(float(r_px), float(half_px))
+        md = cv2.filter2D(lab, -1, disk, borderType=cv2.BORDER_REPLICATE)
+        mr = cv2.filter2D(lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
+        q = cv2.filter2D(sq, -1, ring, borderType=cv2.BORDER_REPLICATE)
+        sr = cv2.sqrt(np.maximum(q - cv2.transform(mr * mr, ones), 0))
+        diff = md - mr
+        return cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
+    hy = int(round(2 * half_px))
+    sd, nd = _cross_sum(lab, 0.75 * r_px, hy)
+    so, no = _cross_sum(lab, 1.45 * r_px, hy)
+    si, ni = _cross_sum(lab, 1.1 * r_px, hy)
+    qo, _ = _cross_sum(sq, 1.45 * r_px, hy)
+    qi, _ = _cross_sum(sq, 1.1 * r_px, hy)
+    n = float(max(no - ni, 1))
+    mr = (so - si) * (1.0 / n)
+    sr = cv2.sqrt(np.maximum((qo - qi) * (1.0 / n) - cv2.transform(mr * mr, ones), 0))
+    diff = sd * (1.0 / nd) - mr
+    return cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
 
 
 def _peak(resp: np.ndarray, x: float, y: float, win: int) -> tuple[float, float] | None:
@@ -495,7 +524,8 @@ def _peak(resp: np.ndarray, x: float, y: float, win: int) -> tuple[float, float]
     return qx + x0c, qy + y0c
 
 
-def polish_fit(image, hom: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, int]:
+def polish_fit(image, hom: np.ndarray, rounds: int = 2,
+               exact: bool = False) -> tuple[np.ndarray, int]:
     """Refine a board homography that is already within ~1/3 pitch by locating every
     cavity.
 
@@ -506,7 +536,8 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, int
     far beyond the pits, so that fit extrapolates to them: a store located (the same way,
     with its stadium shape) within :data:`POLISH_STORE_AGREE` pitches of the
     extrapolation joins a final least-squares fit (a pile of seeds can pull a store's
-    response aside, hence only then). Repeated ``rounds`` times. Returns ``(homography,
+    response aside, hence only then). Repeated ``rounds`` times (``exact``: see
+    :func:`cavity_response`). Returns ``(homography,
     round pits among the RANSAC inliers)``; the input and 0 when fewer than six pits
     agree.
     """
@@ -516,7 +547,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, int
     for _ in range(rounds):
         view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
         lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
-        pit = cavity_response(lab, PIT_R * ppm)
+        pit = cavity_response(lab, PIT_R * ppm, exact=exact)
         pred = cv2.perspectiveTransform(CENTRES_MM[None], np.linalg.inv(to_mm))[0]
         src, dst = [], []
         for k in range(12):
@@ -533,7 +564,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2) -> tuple[np.ndarray, int
         inl = inl.ravel() > 0
         located = int(inl.sum())
         src, dst = src[inl], dst[inl]
-        store = cavity_response(lab, STORE_R * ppm, STORE_HALF * ppm)
+        store = cavity_response(lab, STORE_R * ppm, STORE_HALF * ppm, exact=exact)
         extra = cv2.perspectiveTransform(CENTRES_MM[None, 12:], h_mm)[0]  # board mm
         agree = []
         for k, guess in zip((12, 13), extra, strict=True):
@@ -856,40 +887,42 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
 
     Candidates come from the pit lattice (:func:`lattice_homographies`) and, unless a
     lattice fit is already clear (contrast ≥ :data:`CONTRAST_SURE`), from colour regions;
-    they are ranked by :func:`cavity_contrast`, the best :data:`REFINED` are refined with
-    :func:`fit_cavities` (a refinement that lowers the contrast of a lattice fit is
-    dropped). More than one fit is returned only when the best is not clear, so a caller
-    with more knowledge (a previous position) can choose.
+    every candidate is polished (:func:`polish_fit`; a polish that lowers the
+    :func:`cavity_contrast` by more than :data:`POLISH_SLACK` is dropped) and they are
+    ranked by contrast; the fits returned get a last polish with round windows. More
+    than one fit is returned only when the best is not clear, so a caller with more
+    knowledge (a previous position) can choose.
     """
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
-    ranked = []  # (cavity contrast, template score, shape score, homography, pits located)
-    for n, hom in lattice_homographies(pyr):
-        ranked.append((cavity_contrast(pyr, hom), 0.0, n / 12.0, hom, n))
-    if not ranked or max(r[0] for r in ranked) < CONTRAST_SURE:
-        for tscore, score, hom in _region_fits(pyr):
-            ranked.append((cavity_contrast(pyr, hom), tscore, score, hom, 0))
-    if not ranked:
-        return []
-    ranked.sort(key=lambda f: -(f[0] + 0.05 * f[1]))
-    done = []
-    for contrast0, _tscore0, score, hom0, n in ranked[:max(REFINED, keep)]:
-        if done and max(f[5] for f in done) >= CONTRAST_SURE:
-            break
+    ranked = []  # (contrast, homography, pits located, shape score)
+
+    def add(hom0: np.ndarray, n: int, score: float) -> None:
+        contrast0 = cavity_contrast(pyr, hom0)
         hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
         if contrast < contrast0 - POLISH_SLACK:
             # on a faint board the cavities can wander: keep the coarse fit
             hom, found, contrast = hom0, n, contrast0
-        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False)
-        done.append((contrast + 0.05 * tscore, hom, tscore, found, score, contrast))
-    done.sort(key=lambda f: -f[0])
+        ranked.append((contrast, hom, found, score))
+
+    for n, hom in lattice_homographies(pyr):
+        add(hom, n, n / 12.0)
+    if not ranked or max(r[0] for r in ranked) < CONTRAST_SURE:
+        for _tscore, score, hom in _region_fits(pyr):
+            add(hom, 0, score)
+    ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
-    for _k, hom, tscore, found, score, contrast in done:
+    for contrast, hom, found, score in ranked:
         centres = cv2.perspectiveTransform(CENTRES_MM[None], hom)[0]
         pitch = float(np.linalg.norm(centres[1] - centres[0]))
         if any(np.linalg.norm(f.centres_px() - centres, axis=1).max() < 0.25 * pitch
                for f in out):
             continue
+        fine, n_fine = polish_fit(pyr, hom, rounds=1, exact=True)
+        c_fine = cavity_contrast(pyr, fine)
+        if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
+            hom, found, contrast = fine, n_fine, c_fine
+        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
         d = c[1] - c[0]
@@ -900,8 +933,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     return out
 
 
-REFINED = 3  # best coarse fits refined; the refined fit with most cavity contrast wins
-CONTRAST_SURE = 0.93  # a fit this clear ends the search (no colour regions, no more refits)
+CONTRAST_SURE = 0.93  # a lattice fit this clear leaves the colour regions out
 
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -921,28 +953,59 @@ def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
 
 
 CONTRAST_PX_PER_MM = 0.35
+CONTRAST_INNER = 0.7  # a cavity's inner part: within this many radii of its centre line
+CONTRAST_RING = (1.15, 1.45)  # its ring of board top (radii; clear of the neighbours)
+CONTRAST_ALL_BUT_ONE = 0.16  # the pooled contrast is capped this far above the second-worst
+                             # cavity's own ROC area
+
+
+@functools.lru_cache(maxsize=8)
+def _contrast_masks(shape: tuple[int, int], ppm: float, half_x: float, half_y: float):
+    """Per cavity: flat indices of its inner part and of its ring in a rectified view of
+    ``shape`` (see :func:`cavity_contrast`)."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xmm, ymm = xx / ppm - half_x, half_y - yy / ppm
+    out = []
+    for cav in CAVITIES:
+        d = np.hypot(xmm - cav.x, np.maximum(np.abs(ymm - cav.y) - cav.half, 0)) / cav.r
+        out.append((np.flatnonzero(d <= CONTRAST_INNER),
+                    np.flatnonzero((d >= CONTRAST_RING[0]) & (d <= CONTRAST_RING[1]))))
+    return tuple(out)
 
 
 def cavity_contrast(image, hom: np.ndarray) -> float:
-    """How well a board fit separates cavities from a uniform board top (0..1).
+    """How well every cavity of a board fit stands out from the board top around it (0..1).
 
-    In a top view (``CONTRAST_PX_PER_MM``), the Lab distance of every pixel to the median
-    colour of the model's bare top (the board minus its grown cavities, shrunk 7 %) is
-    taken; the answer is the probability that a pixel in a cavity's inner 70 % lies
-    farther from that colour than a pixel of the top (ROC area). A carved board with
-    shaded pits and seeds scores ~0.9–1; a fit placed on a table pattern or across the
-    board's edge ~0.5–0.8, whatever the colours.
+    ``image``: the photo ((H, W, 3) uint8 BGR) or a :class:`Pyramid`; ``hom``: board mm →
+    full-image px. In a top view (:data:`CONTRAST_PX_PER_MM`), each cavity's reference is
+    the median CIE Lab colour of its own ring of board top (:data:`CONTRAST_RING`; local,
+    so a light gradient across the board does not matter); the Lab distances of its inner
+    pixels (:data:`CONTRAST_INNER`) and of its ring pixels to that colour are compared.
+    The answer is the ROC area of inner against ring pixels pooled over the 14 cavities
+    (the probability that an inner pixel lies farther from its wood than a ring pixel),
+    capped at :data:`CONTRAST_ALL_BUT_ONE` above the second-worst cavity's own ROC area:
+    a carved board, whose every pit and store holds a shaded floor or seeds, scores
+    ~0.9–1 (one cavity may be hidden); a fit shifted along the board (a pit on bare wood,
+    a store on a pit) or on a pattern of twelve spots without stores stays below ~0.7,
+    a table ~0.5, whatever the colours.
     """
     ppm = CONTRAST_PX_PER_MM
-    view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 10, BOARD_HALF_Y + 10)
-    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
-    inner = cavity_mask(view.shape[:2], to_mm, grow=0.7) > 0
-    top = board_top_mask(view.shape[:2], to_mm, shrink=0.93, grow=1.3)
-    if top.sum() < 10 or inner.sum() < 10:
-        return 0.0
-    ref = np.median(lab[top], axis=0)
-    d = np.sqrt(((lab - ref) ** 2).sum(-1))
-    return _auc(np.round(d[inner], 1), np.round(d[top], 1))
+    hx, hy = BOARD_HALF_X + 10, BOARD_HALF_Y + 10
+    view, _to_mm = rectify(image, hom, ppm, hx, hy)
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(-1, 3)
+    pos, neg, each = [], [], []
+    for inner, ring in _contrast_masks(view.shape[:2], ppm, hx, hy):
+        if len(inner) < 5 or len(ring) < 5:
+            return 0.0
+        ref = np.median(lab[ring], axis=0)
+        di = np.round(np.sqrt(((lab[inner] - ref) ** 2).sum(-1)), 1)
+        dr = np.round(np.sqrt(((lab[ring] - ref) ** 2).sum(-1)), 1)
+        pos.append(di)
+        neg.append(dr)
+        each.append(_auc(di, dr))
+    pooled = _auc(np.concatenate(pos), np.concatenate(neg))
+    return float(min(pooled, sorted(each)[1] + CONTRAST_ALL_BUT_ONE))
 
 
 def _region_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
