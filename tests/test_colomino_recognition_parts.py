@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vision import colomino_recognition as cr
+from vision import square_grid as sg
 
 PRINT = np.array([0.60, 0.55, 0.45])  # a beige print, linear RGB
 
@@ -321,3 +322,14 @@ def test_decode_edges_settles_a_doubtful_triangle_by_its_neighbour_and_the_rim()
     dist2 = _evidence(read2)
     out = cr.decode_edges(read2, dist2, is_tile, rim_known, rim_dist, rim_known, None)
     assert np.array_equal(out, read2)
+
+
+def test_ridge_maps_equal_the_shifted_minimum():
+    rng = np.random.default_rng(3)
+    for shape in ((40, 40), (37, 52)):
+        g = rng.integers(0, 256, shape).astype(np.uint8)
+        f = g.astype(np.float32)
+        want_x = np.clip(np.minimum(np.roll(f, 2, 1), np.roll(f, -2, 1)) - f, 0, 30)
+        want_y = np.clip(np.minimum(np.roll(f, 2, 0), np.roll(f, -2, 0)) - f, 0, 30)
+        rx, ry = sg.ridge_maps(g)
+        assert np.array_equal(rx, want_x) and np.array_equal(ry, want_y)

@@ -129,8 +129,19 @@ def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     than both neighbours 2 px left/right (first map) and up/down (second map), clipped
     to 0..30 grey levels (float32). Step edges (rim markings, tile borders) give none."""
     g = gray.astype(np.float32)
-    rx = np.clip(np.minimum(np.roll(g, 2, 1), np.roll(g, -2, 1)) - g, 0, 30)
-    ry = np.clip(np.minimum(np.roll(g, 2, 0), np.roll(g, -2, 0)) - g, 0, 30)
+
+    def darker(axis: int) -> np.ndarray:
+        # min(g[i - 2], g[i + 2]) - g[i] along the axis, wrapping around the border
+        gt = g if axis == 1 else g.T
+        m = np.empty_like(gt)
+        np.minimum(gt[:, :-4], gt[:, 4:], out=m[:, 2:-2])
+        np.minimum(gt[:, -4:-2], gt[:, :2], out=m[:, -2:])
+        np.minimum(gt[:, -2:], gt[:, 2:4], out=m[:, :2])
+        np.subtract(m, gt, out=m)
+        np.clip(m, 0, 30, out=m)
+        return m if axis == 1 else np.ascontiguousarray(m.T)
+
+    rx, ry = darker(1), darker(0)
     return rx, ry
 
 
