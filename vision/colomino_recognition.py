@@ -9,8 +9,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    covering a fifth of the photo, or common outside a candidate (a blue gingham
    cloth), is the table's for that candidate.
 2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
-   twice on the ring of rim markings (or, failing that, on the board print's colour):
-   robust lines through the outermost marked pixels of each side.
+   twice on the ring of rim markings (or, failing that, on the board print's colour,
+   white-patch balanced): robust lines through the outermost marked pixels of each
+   side. When neither re-fitted outline shows a clear grid, the printed lines are also
+   fitted in the candidate's own view (markings in the table's colours, a print tinted
+   by the lamp beyond its mask).
 3. *Fit the grid*, two ways, one score: the *rim ruler* — along each side the rim
    markings are runs of one colour (or of any colour when the table shares the
    board's), their centres regressed on their index give the cell pitch and position
@@ -32,20 +35,27 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
    rim marking there, one beside an uncovered printed field to its colour.
-5. *Orient*: the read rim is compared with the default layouts in all four turns; the
-   best turn fixes the base line (south). If none fits, the read rim is returned under
+5. *Orient* (before the edge decoding of step 4, which uses the oriented layout): the
+   read rim is compared with the default layouts in all four turns; the best turn fixes
+   the base line (south). If none fits, the read rim is returned under
    ``"layout"`` in the orientation nearest the image's up with ``"base_known": false``.
-6. *Decide cells*: coloured triangles → a tile; a uniform cell at most moderately tinted
-   against the print and not darker than it, or clearly lighter → a joker (at most
-   four, the lightest); a solid cell of the printed colour on a printed field → ``.``.
+6. *Decide cells*: coloured triangles → a tile; a joker (:func:`find_jokers`, at most
+   four, the lightest) is a uniform white cell — no channel far below the print's — that
+   is either coloured against the print and not darker than it, or lighter than the
+   print around by more than the photo's own spread of plain print cells, and that
+   touches a tile or the field's edge; an uncovered printed field (a solid cell of the
+   printed colour where the layout prints one) → ``.``.
 
-Known limits (measured on simulator photos, see the project report): glare under lamps
-washes tiles towards the light's colour and turns yellow into green, red into blue;
-a joker about as light as the print is read as an empty cell; a one-colour tile on a
-printed field of its colour is read as the print; boards on patterned tables in
-oblique views are sometimes not found or mis-fitted; recognition takes about eight to
-ten times the JPEG decode time of a 1920×1080 photo (CPU, one thread; the grid search —
-candidate outlines, rim ruler, line fits, size check — is most of it).
+Known limits (measured on simulator photos, dev seeds 3200-3203): a lamp that clips
+the red channel (warm light, glare) turns yellow triangles green and red ones blue, often
+on both sides of an edge at once, which the edge decoding cannot repair; a joker darker
+than or as light as the print is read as an empty cell, and a lamp's hot spot on the
+print in an unevenly lit photo can be read as a joker; a glare-washed one-colour tile can
+be read as a joker; a one-colour tile on a printed field of its colour is read as the
+print; boards on patterned tables (floral, gingham) in oblique views are often not found
+(no candidate outline close enough) or mis-fitted; recognition takes about ten times
+the JPEG decode time of the photo (CPU, one thread; the grid search — candidate
+outlines, rim ruler, line fits, size check, crossing refinement — is most of it).
 """
 
 from __future__ import annotations
