@@ -327,39 +327,55 @@ def board_top_mask(shape: tuple[int, int], to_mm: np.ndarray, shrink: float,
     return (top > 0) & (cavity_mask(shape, to_mm, grow=grow) == 0)
 
 
-def cavity_feature(view: np.ndarray, to_mm: np.ndarray) -> np.ndarray:
+def cavity_feature(view: np.ndarray, to_mm: np.ndarray, local: bool = False) -> np.ndarray:
     """Per-pixel "not the board top" feature of a rectified view, float32 ``(h, w)``.
 
     Lab distance (lightness counted fully, chroma 1.5×) from the median colour of the
-    model's top surface (the board minus its cavities, shrunk a little), capped at 60.
+    model's top surface (the board minus its cavities, shrunk a little), capped at 60;
+    ``local``: from the top's colour *near each pixel* instead (a Gaussian average of the
+    top's pixels over :data:`TOP_SIGMA_MM`, so light falling off across the board does
+    not count; for a fit already in place, a rough one would average cavities in).
     Cavities hold shaded floor or seeds, so they stand out whatever the wood's colour.
     """
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
     top = board_top_mask(view.shape[:2], to_mm, shrink=0.92, grow=1.35)
-    ref = np.median(lab[top], axis=0) if top.sum() > 10 else np.median(lab.reshape(-1, 3), 0)
+    if local and top.sum() > 10:
+        sigma = TOP_SIGMA_MM / to_mm[0, 0]
+        m = top.astype(np.float32)
+        den = cv2.GaussianBlur(m, (0, 0), sigma)
+        num = cv2.GaussianBlur(lab * m[..., None], (0, 0), sigma)
+        glob = np.median(lab[top], axis=0)
+        ok = den > 0.05
+        ref = np.where(ok[..., None], num / np.maximum(den, 1e-6)[..., None], glob)
+    elif top.sum() > 10:
+        ref = np.median(lab[top], axis=0)
+    else:
+        ref = np.median(lab.reshape(-1, 3), 0)
     d = (lab - ref) * np.array([1.0, 1.5, 1.5], np.float32)
     return np.minimum(np.sqrt((d * d).sum(-1)), 60.0).astype(np.float32)
 
+
+TOP_SIGMA_MM = 40.0  # scale over which cavity_feature takes the board top's colour
 
 STRETCH_X = (0.82, 0.88, 0.94, 1.0, 1.06, 1.12, 1.19)
 STRETCH_Y = (0.85, 1.0, 1.15)
 
 
 def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_Y,
-                 ppm: float = RECT_PX_PER_MM,
-                 refine: bool = True) -> tuple[np.ndarray, float, int]:
+                 ppm: float = RECT_PX_PER_MM, refine: bool = True,
+                 local: bool = False) -> tuple[np.ndarray, float, int]:
     """Refine a rough board homography by fitting the cavity model to the photo.
 
     Works in a rectified view at ``ppm`` px/mm: a template search over stretch
     (±20 %) and shift aligns the whole model, then every cavity is moved to the local
     maximum of the disk-averaged :func:`cavity_feature` and a homography is fitted
     through the moved centres (RANSAC; the stores are left out, their seeds pull the
-    centroid). ``refine=False`` stops after the template search. Returns ``(homography,
-    template score, cavities located)``.
+    centroid). ``refine=False`` stops after the template search; ``local``: see
+    :func:`cavity_feature`. Returns ``(homography, template score, cavities located)``.
     """
     hx, hy = BOARD_HALF_X + MARGIN_X, BOARD_HALF_Y + MARGIN_Y
     view, to_mm = rectify(image, hom, ppm, hx, hy)
-    feat = cavity_feature(view, to_mm)
+    feat = cavity_feature(view, to_mm, local)
     best = (-2.0, 1.0, 1.0, 0.0, 0.0)
     # template: the nominal board (cavities 1, top 0) at stretch (sx, sy)
     for sx in stretch_x:
@@ -438,6 +454,9 @@ POLISH_PX_PER_MM = 0.5  # resolution of the top view in which every cavity is lo
 POLISH_WINDOW = 0.3  # a cavity is searched within this fraction of the pitch of its place
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
+RESPONSE_RMS = True  # cavity_response: RMS distance of the inner part (a pile of light and
+                     # dark seeds can average to the wood's colour; measured dev 3300)
+POLISH_LOCATED = 0.2  # a pit within this many pitches of the fit counts as located
 POLISH_RANSAC = 0.12  # inlier distance of the homography through the cavities (× pitch)
 
 
@@ -487,20 +506,27 @@ def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0,
         md = cv2.filter2D(lab, -1, disk, borderType=cv2.BORDER_REPLICATE)
         mr = cv2.filter2D(lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
         q = cv2.filter2D(sq, -1, ring, borderType=cv2.BORDER_REPLICATE)
-        sr = cv2.sqrt(np.maximum(q - cv2.transform(mr * mr, ones), 0))
+        qd = cv2.filter2D(sq, -1, disk, borderType=cv2.BORDER_REPLICATE)
+    else:
+        hy = int(round(2 * half_px))
+        sd, nd = _cross_sum(lab, 0.75 * r_px, hy)
+        so, no = _cross_sum(lab, 1.45 * r_px, hy)
+        si, ni = _cross_sum(lab, 1.1 * r_px, hy)
+        qo, _ = _cross_sum(sq, 1.45 * r_px, hy)
+        qi, _ = _cross_sum(sq, 1.1 * r_px, hy)
+        qd, _ = _cross_sum(sq, 0.75 * r_px, hy)
+        n = float(max(no - ni, 1))
+        md, mr = sd * (1.0 / nd), (so - si) * (1.0 / n)
+        q, qd = (qo - qi) * (1.0 / n), qd * (1.0 / nd)
+    mr2 = cv2.transform(mr * mr, ones)
+    sr = cv2.sqrt(np.maximum(q - mr2, 0))
+    if RESPONSE_RMS:
+        # RMS distance of the inner pixels to the ring's mean colour
+        d2 = qd - 2 * cv2.transform(md * mr, ones) + mr2
+    else:
         diff = md - mr
-        return cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
-    hy = int(round(2 * half_px))
-    sd, nd = _cross_sum(lab, 0.75 * r_px, hy)
-    so, no = _cross_sum(lab, 1.45 * r_px, hy)
-    si, ni = _cross_sum(lab, 1.1 * r_px, hy)
-    qo, _ = _cross_sum(sq, 1.45 * r_px, hy)
-    qi, _ = _cross_sum(sq, 1.1 * r_px, hy)
-    n = float(max(no - ni, 1))
-    mr = (so - si) * (1.0 / n)
-    sr = cv2.sqrt(np.maximum((qo - qi) * (1.0 / n) - cv2.transform(mr * mr, ones), 0))
-    diff = sd * (1.0 / nd) - mr
-    return cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
+        d2 = cv2.transform(diff * diff, ones)
+    return cv2.sqrt(np.maximum(d2, 0)) / (sr + 4.0)
 
 
 def _peak(resp: np.ndarray, x: float, y: float, win: int) -> tuple[float, float] | None:
@@ -537,8 +563,8 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     with its stadium shape) within :data:`POLISH_STORE_AGREE` pitches of the
     extrapolation joins a final least-squares fit (a pile of seeds can pull a store's
     response aside, hence only then). Repeated ``rounds`` times (``exact``: see
-    :func:`cavity_response`). Returns ``(homography,
-    round pits among the RANSAC inliers)``; the input and 0 when fewer than six pits
+    :func:`cavity_response`). Returns ``(homography, round pits located within
+    :data:`POLISH_LOCATED` pitches of it)``; the input and 0 when fewer than six pits
     agree.
     """
     ppm = POLISH_PX_PER_MM
@@ -562,7 +588,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         if h_mm is None or inl is None or int(inl.sum()) < 6:
             return hom, 0
         inl = inl.ravel() > 0
-        located = int(inl.sum())
+        src_all, dst_all = src, dst
         src, dst = src[inl], dst[inl]
         store = cavity_response(lab, STORE_R * ppm, STORE_HALF * ppm, exact=exact)
         extra = cv2.perspectiveTransform(CENTRES_MM[None, 12:], h_mm)[0]  # board mm
@@ -581,6 +607,10 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
             h2, _ = cv2.findHomography(src, dst, 0)
             if h2 is not None:
                 h_mm = h2
+        # a pit counts as located when its peak lies within POLISH_LOCATED pitches of the
+        # fit (lens distortion bends the rows a little beyond the RANSAC threshold)
+        res = np.linalg.norm(cv2.perspectiveTransform(src_all[None], h_mm)[0] - dst_all, axis=1)
+        located = int((res < POLISH_LOCATED * PIT_PITCH).sum())
         hom = hom @ h_mm
         hom = hom / hom[2, 2]
     return hom, located
@@ -922,7 +952,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         c_fine = cavity_contrast(pyr, fine)
         if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
             hom, found, contrast = fine, n_fine, c_fine
-        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False)
+        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False, local=True)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
         d = c[1] - c[0]

@@ -1,0 +1,155 @@
+"""Wauri board finder (vision.pit_layout): cavity response, polishing, cavity contrast,
+and the finder on simulator photos of busy tables."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import pit_layout as pl
+
+# a synthetic top view: board mm → view px at this scale
+PPM = 1.6
+HALF_X, HALF_Y = 360.0, 180.0
+
+
+def _to_px() -> np.ndarray:
+    """Board mm (y north) → synthetic top-view px (y down), centred."""
+    return np.array([[PPM, 0, HALF_X * PPM], [0, -PPM, HALF_Y * PPM], [0, 0, 1.0]])
+
+
+def synthetic_board(seed: int, seeds_in_pits: bool = True,
+                    table: str = "stripes") -> np.ndarray:
+    """A top-view photo ((h, w, 3) uint8 BGR) of a board on a busy table: a wooden
+    top with a light gradient, shaded cavities (some holding light and dark seeds), on a
+    striped or gingham table cloth."""
+    rng = np.random.default_rng(seed)
+    h, w = int(2 * HALF_Y * PPM), int(2 * HALF_X * PPM)
+    yy, xx = np.mgrid[0:h, 0:w]
+    if table == "stripes":
+        on = (xx + yy) // 14 % 2 == 0
+    else:
+        on = (xx // 16 % 2 == 0) ^ (yy // 16 % 2 == 0)
+    img = np.where(on[..., None], np.array([60, 60, 170]), np.array([220, 225, 230]))
+    img = img.astype(np.float32)
+    to_px = _to_px()
+    corners = cv2.perspectiveTransform(pl.BOARD_CORNERS_MM[None], to_px)[0]
+    board = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(board, np.round(corners).astype(np.int32), 1)
+    wood = np.array([70, 130, 180], np.float32) * (0.75 + 0.4 * xx / w)[..., None]
+    img = np.where(board[..., None] > 0, wood, img)
+    cav = pl.cavity_mask((h, w), np.linalg.inv(to_px)) > 0
+    img[cav] *= 0.55  # shaded floor
+    if seeds_in_pits:
+        centres = cv2.perspectiveTransform(pl.CENTRES_MM[None], to_px)[0]
+        for k, (cx, cy) in enumerate(centres):
+            for _ in range(int(rng.integers(0, 6)) if k < 12 else 8):
+                a, r = rng.uniform(0, 2 * np.pi), rng.uniform(0, 14 if k < 12 else 20)
+                colour = (210, 215, 220) if rng.random() < 0.5 else (40, 60, 90)
+                cv2.circle(img, (int(cx + r * np.cos(a) * PPM), int(cy + r * np.sin(a) * PPM)),
+                           int(8 * PPM), colour, -1)
+    img += rng.normal(0, 4, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _mm_to_px() -> np.ndarray:
+    return _to_px()
+
+
+def _max_error_mm(hom: np.ndarray) -> float:
+    got = cv2.perspectiveTransform(pl.CENTRES_MM[None], hom)[0]
+    want = cv2.perspectiveTransform(pl.CENTRES_MM[None], _mm_to_px())[0]
+    return float(np.linalg.norm(got - want, axis=1).max()) / PPM
+
+
+def _shifted(dx: float, dy: float, angle_deg: float = 0.0) -> np.ndarray:
+    """The true homography with the model moved by (dx, dy) mm and turned."""
+    a = np.radians(angle_deg)
+    move = np.array([[np.cos(a), -np.sin(a), dx], [np.sin(a), np.cos(a), dy], [0, 0, 1.0]])
+    return _mm_to_px() @ move
+
+
+def test_cavity_response_peaks_at_a_pit_holding_light_and_dark_seeds():
+    img = synthetic_board(1)
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    centres = cv2.perspectiveTransform(pl.CENTRES_MM[None], _mm_to_px())[0]
+    for exact in (False, True):
+        resp = pl.cavity_response(lab, pl.PIT_R * PPM, exact=exact)
+        for cx, cy in centres[:12]:
+            q = pl._peak(resp, cx, cy, int(0.3 * pl.PIT_PITCH * PPM))
+            assert q is not None
+            # within a fifth of a pit radius of the centre, seeds or not
+            assert np.hypot(q[0] - cx, q[1] - cy) < 0.2 * pl.PIT_R * PPM, (exact, cx, cy, q)
+
+
+@pytest.mark.parametrize("table", ["stripes", "gingham"])
+@pytest.mark.parametrize("move", [(14.0, -9.0, 0.0), (-12.0, 6.0, 3.0)])
+def test_polish_fit_recovers_every_cavity(table, move):
+    img = synthetic_board(2, table=table)
+    start = _shifted(*move)
+    assert _max_error_mm(start) > 8
+    hom, located = pl.polish_fit(img, start)
+    assert located == 12
+    # every cavity within 0.3 pit radius (the finder's benchmark tolerance)
+    assert _max_error_mm(hom) < 0.3 * pl.PIT_R
+
+
+def test_cavity_contrast_needs_every_cavity():
+    img = synthetic_board(3)
+    true = pl.cavity_contrast(img, _mm_to_px())
+    assert true > 0.9
+    # shifted by one pit along the board: 11 pits still on pits, but a pit lies on bare
+    # wood and the stores on a pit and on the board's end
+    assert pl.cavity_contrast(img, _shifted(pl.PIT_PITCH, 0.0)) < 0.8
+    # half a pitch across: the rows fall between pits and on the centre line
+    assert pl.cavity_contrast(img, _shifted(0.0, pl.ROW_Y)) < 0.8
+
+
+def test_cavity_contrast_of_twelve_spots_without_stores_stays_low():
+    """Twelve shaded disks on a 2×6 grid (a table pattern or another game's pieces) but
+    nothing where the stores should be is no board."""
+    img = synthetic_board(4, seeds_in_pits=False)
+    to_px = _mm_to_px()
+    ends = np.zeros(img.shape[:2], np.uint8)
+    for x in (pl.STORE_X, -pl.STORE_X):  # paint the stores over with wood
+        c = cv2.perspectiveTransform(np.array([[[x, 0.0]]]), to_px)[0, 0]
+        cv2.rectangle(ends, (int(c[0] - 40 * PPM), int(c[1] - 70 * PPM)),
+                      (int(c[0] + 40 * PPM), int(c[1] + 70 * PPM)), 1, -1)
+    wood = img[int(to_px[1, 2]) - 5:int(to_px[1, 2]) + 5, int(to_px[0, 2]) - 5:int(to_px[0, 2]) + 5]
+    img[ends > 0] = np.median(wood.reshape(-1, 3), 0).astype(np.uint8)
+    assert pl.cavity_contrast(img, to_px) < 0.75
+
+
+def test_no_board_on_a_plain_table():
+    rng = np.random.default_rng(5)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (600, 1000, 3), dtype=np.uint8), (0, 0), 5)
+    fits = pl.find_boards(noise)
+    assert all(f.contrast < 0.8 for f in fits)
+
+
+@pytest.fixture(scope="module")
+def busy_photos():
+    from vision.simulator.dataset import render_state
+
+    state = {"game": "wauri", "south": [4, 4, 4, 4, 4, 4], "north": [4, 4, 4, 4, 4, 4],
+             "stores": {"south": 0, "north": 0}, "to_move": "south"}
+    return [render_state("wauri", state, s, "hard", 1280, 960) for s in (3307, 3308)]
+
+
+def test_find_board_on_simulator_photos(busy_photos):
+    """Every cavity centre within 0.3 pit radius of the truth (either orientation)."""
+    from vision.wauri_recognition import flip_counts
+
+    for photo in busy_photos:
+        img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        fit = pl.find_board(img)
+        assert fit is not None and fit.pits_found >= 9 and fit.contrast > 0.86
+        by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+        want = np.array([by[c.name] for c in pl.CAVITIES])
+        pitch = np.linalg.norm(want[0] - want[1])
+        radius = pitch * pl.PIT_R / pl.PIT_PITCH
+        got = fit.centres_px()
+        err = min(np.linalg.norm(got[o] - want, axis=1).max()
+                  for o in (list(range(14)), flip_counts(list(range(14)))))
+        assert err < 0.3 * radius, (photo.truth["conditions"]["table"]["kind"], err / radius)
