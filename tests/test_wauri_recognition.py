@@ -202,6 +202,27 @@ def test_track_rejects_an_impossible_photo():
     assert best is None and ranked
 
 
+@pytest.mark.parametrize("rate", [0.5, 1.4])
+def test_track_fits_the_photos_detection_rate(rate):
+    """A dim or blurred photo showing about half the peaks everywhere (or a cluttered one
+    showing more) is still explained by the turn played, at the rate it was read."""
+    state = WauriState()
+    before = state.position()
+    state.push(4)  # 4 seeds from pit 4: pits 5, 6, the store and north's pit 1
+    counts = wr.state_counts(state.position())
+    mean, _ = sc.visible_mean_sigma(np.array(counts), np.array(wr.STORES))
+    seen = tuple(int(round(m * rate)) for m in mean)
+    reading = dataclasses.replace(fake_reading(counts), visible=seen)
+    best, ranked = wr.track(before, reading)
+    assert best is not None and best.moves == [4] and not best.flipped
+    assert best.rate == pytest.approx(rate, rel=0.2)
+    assert wr.margin(ranked) >= wr.MIN_MARGIN
+    # at the nominal rate alone the same reading is not explained (the fit check fails)
+    free = sc.loglik_table(seen, 48, wr.STORES)
+    cost = free.max(1).sum() - free[np.arange(14), np.array(counts)].sum()
+    assert cost > wr.MAX_FIT_COST or rate > 1
+
+
 def test_previous_parse_errors_name_the_field():
     from engines.errors import FormatError
 

@@ -97,7 +97,7 @@ def threshold(resp: np.ndarray, maxima: np.ndarray, cavities: np.ndarray,
     return max(REL_THRESHOLD * typical, NOISE_THRESHOLD * noise, 1e-3)
 
 
-def visible_mean_sigma(n, store=False) -> tuple[np.ndarray, np.ndarray]:
+def visible_mean_sigma(n, store=False, rate=1.0) -> tuple[np.ndarray, np.ndarray]:
     """Expected visible peaks and their spread for ``n`` seeds in a cavity (arrays).
 
     ``store``: bool or bool array broadcasting against ``n`` (True: an elongated store,
@@ -105,12 +105,14 @@ def visible_mean_sigma(n, store=False) -> tuple[np.ndarray, np.ndarray]:
     :data:`STORE_LAYER`) and only a fraction (:data:`PIT_SHOWN`, :data:`STORE_SHOWN`) of
     the seeds piled above it; the spread grows with the expected visible count (not with
     the hidden seeds: a full pit's reading does not get vaguer with every seed under it).
+    ``rate``: the photo's detection rate, a factor on the expected peaks (a blurred or
+    dim photo shows fewer peaks in every cavity, a cluttered one more).
     """
     n = np.asarray(n, dtype=np.float64)
     store = np.asarray(store, dtype=bool)
     layer = np.where(store, STORE_LAYER, PIT_LAYER)
     shown = np.where(store, STORE_SHOWN, PIT_SHOWN)
-    mean = np.minimum(n, layer) + shown * np.maximum(0.0, n - layer)
+    mean = (np.minimum(n, layer) + shown * np.maximum(0.0, n - layer)) * rate
     sigma = 0.3 + 0.15 * mean
     return mean, sigma
 
@@ -118,16 +120,17 @@ def visible_mean_sigma(n, store=False) -> tuple[np.ndarray, np.ndarray]:
 OUTLIER = 1e-4  # probability floor of one cavity's reading (a stray seed, a bad fit)
 
 
-def loglik_table(visible, max_count: int, stores=None) -> np.ndarray:
+def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0) -> np.ndarray:
     """``(len(visible), max_count + 1)`` table of log p(visible_i | count).
 
-    ``stores``: bool per cavity (True for a store; None: all round pits). Gaussian on the
-    visible peaks around :func:`visible_mean_sigma` with a small outlier floor, so one
-    misread cavity cannot veto an otherwise consistent reading.
+    ``stores``: bool per cavity (True for a store; None: all round pits); ``rate``: the
+    photo's detection rate (see :func:`visible_mean_sigma`). Gaussian on the visible
+    peaks around :func:`visible_mean_sigma` with a small outlier floor, so one misread
+    cavity cannot veto an otherwise consistent reading.
     """
     v = np.asarray(visible, dtype=np.float64)[:, None]
     st = np.zeros(len(v), bool) if stores is None else np.asarray(stores, bool)
-    mean, sigma = visible_mean_sigma(np.arange(max_count + 1)[None, :], st[:, None])
+    mean, sigma = visible_mean_sigma(np.arange(max_count + 1)[None, :], st[:, None], rate)
     z = (v - mean) / sigma
     p = np.exp(-0.5 * z * z) / (sigma * math.sqrt(2 * math.pi))
     return np.log(p + OUTLIER)
@@ -207,6 +210,43 @@ def drop_common(peaks: np.ndarray, resp: np.ndarray, centres, half: int,
     return out
 
 
+MERGE_REACH = 1.2  # bright peaks closer than this (seed radii) may be one seed
+SADDLE = 0.6  # ... when the response between them stays above this share of the weaker
+
+
+def merge_saddles(peaks: np.ndarray, resp: np.ndarray, seed_r_px: float,
+                  reach: float | None = None, saddle: float | None = None) -> np.ndarray:
+    """Drop the weaker of two close peaks that lie on one blob.
+
+    ``peaks``: bool ``(H, W)``; ``resp``: the filter response. A glossy bean shows its
+    highlight and its lit side as two maxima less than a radius apart; two touching
+    beans show two maxima with a dark gap (a dip of the response) between them. Peaks
+    within ``reach`` seed radii whose response along the joining segment never falls
+    below ``saddle`` times the weaker peak are one bean (the weaker peak is dropped).
+    None: :data:`MERGE_REACH`, :data:`SADDLE`.
+    """
+    reach = MERGE_REACH if reach is None else reach
+    saddle = SADDLE if saddle is None else saddle
+    ys, xs = np.nonzero(peaks)
+    if len(xs) < 2:
+        return peaks
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    val = resp[ys, xs]
+    d = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
+    ii, jj = np.nonzero(np.triu(d <= reach * seed_r_px, 1))
+    out = peaks.copy()
+    t = np.linspace(0.0, 1.0, 9)[1:-1]
+    h, w = resp.shape
+    for i, j in zip(ii, jj, strict=True):
+        seg = pts[i][None, :] + t[:, None] * (pts[j] - pts[i])[None, :]
+        sx = np.clip(np.round(seg[:, 0]).astype(np.int64), 0, w - 1)
+        sy = np.clip(np.round(seg[:, 1]).astype(np.int64), 0, h - 1)
+        if resp[sy, sx].min() >= saddle * min(val[i], val[j]):
+            k = i if val[i] < val[j] else j
+            out[ys[k], xs[k]] = False
+    return out
+
+
 def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
                seed_r_px: float, pit_centres=None, pit_half: int = 0,
                stores=()) -> np.ndarray:
@@ -248,6 +288,7 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
         lit = cv2.dilate(np.where(bright, resp, 0).astype(np.float32),
                          cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         dark &= strength > DOMINANCE * lit
+    bright = merge_saddles(bright, resp, seed_r_px)
     return bright | dark
 
 

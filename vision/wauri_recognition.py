@@ -267,13 +267,16 @@ def _board_to_counts(b) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A legal continuation: moves per turn, resulting position, log-likelihood."""
+    """A legal continuation: moves per turn, resulting position, log-likelihood, board
+    orientation, whether the turn is complete, and the photo's detection rate that
+    explains it best (see :func:`track`)."""
 
     turns: tuple[tuple[int, ...], ...]
     position: Position
     loglik: float
     flipped: bool
     complete: bool
+    rate: float = 1.0
 
     @property
     def moves(self) -> list[int]:
@@ -302,44 +305,63 @@ TURN_PRIOR = {0: -2.0, 1: 0.0, 2: -4.0}  # log prior of 0, 1 or 2 turns between 
 INCOMPLETE_PRIOR = -3.0  # a photo taken in the middle of an extra-move chain
 
 
+RATES = tuple(float(x) for x in np.exp(np.linspace(np.log(0.5), np.log(1.6), 13)))
+RATE_SD = 0.2  # log-normal prior on the photo's detection rate (sd of its log)
+
+
+def _rate_prior(rate: float) -> float:
+    return -0.5 * (np.log(rate) / RATE_SD) ** 2
+
+
 def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
           max_outliers: int = 2) -> tuple[Candidate | None, list[Candidate]]:
     """The legal continuation of ``previous`` that best explains ``reading``.
 
     Every candidate position (see :func:`candidates`) is scored by the log-likelihood of
     the visible seed peaks (:func:`vision.seed_counting.loglik_table`), in both board
-    orientations, plus a small prior on the number of turns. Returns ``(best, ranked)``:
-    ``best`` is None when even the best candidate disagrees with more than
-    ``max_outliers`` cavities (counts more than ~3 standard deviations away) or is more
-    than :data:`MAX_FIT_COST` less likely than the reading itself (a misread photo);
-    ``ranked`` lists the best few distinct candidates, most likely first.
+    orientations, plus a small prior on the number of turns. The photo's detection rate
+    (a factor on the expected peaks of every cavity, one of :data:`RATES` with a
+    log-normal prior of spread :data:`RATE_SD`) is fitted per candidate: a blurred or dim
+    photo shows fewer peaks everywhere, and all 14 cavities, not a ruler, say by how much.
+    Returns ``(best, ranked)``: ``best`` is None when even the best candidate disagrees
+    with more than ``max_outliers`` cavities (counts more than ~3 standard deviations
+    away) or is more than :data:`MAX_FIT_COST` less likely than the reading itself at its
+    rate (a misread photo); ``ranked`` lists the best few distinct candidates, most likely
+    first.
     """
     total = previous.total()
     visible = list(reading.visible)
-    tables = {False: sc.loglik_table(visible, total, STORES),
-              True: sc.loglik_table(flip_counts(visible), total, STORES)}
     rows = np.arange(14)
+    tables = {(f, q): sc.loglik_table(flip_counts(visible) if f else visible, total,
+                                      STORES, q)
+              for f in (False, True) for q in RATES}
+    priors = {q: _rate_prior(q) for q in RATES}
+    items = list(candidates(previous, rule))
+    if not items:
+        return None, []
+    counts_all = np.array([state_counts(pos) for _t, pos, _c in items])  # (m, 14)
     scored: dict[tuple, Candidate] = {}
-    for turns, pos, complete in candidates(previous, rule):
-        counts = np.array(state_counts(pos))
-        for flipped, table in tables.items():
-            ll = float(table[rows, counts].sum()) + TURN_PRIOR[len(turns)]
+    for flipped in (False, True):
+        lls = np.stack([tables[(flipped, q)][rows, counts_all].sum(1) + priors[q]
+                        for q in RATES])  # (rates, m)
+        best_q = lls.argmax(0)
+        for idx, (turns, pos, complete) in enumerate(items):
+            ll = float(lls[best_q[idx], idx]) + TURN_PRIOR[len(turns)]
             ll += 0.0 if complete else INCOMPLETE_PRIOR
             ll += -1.0 if flipped else 0.0  # the convention (south at the bottom) is a prior
             key = (state_counts(pos), pos.to_move, flipped)
             old = scored.get(key)
             if old is None or ll > old.loglik or (
                     ll == old.loglik and len(old.moves) > sum(len(t) for t in turns)):
-                scored[key] = Candidate(turns, pos, ll, flipped, complete)
+                scored[key] = Candidate(turns, pos, ll, flipped, complete,
+                                        RATES[best_q[idx]])
     ranked = sorted(scored.values(), key=lambda c: -c.loglik)
-    if not ranked:
-        return None, []
     best = ranked[0]
     vis = np.array(flip_counts(visible) if best.flipped else visible, float)
     counts = np.array(state_counts(best.position))
-    mean, sigma = sc.visible_mean_sigma(counts, np.array(STORES))
+    mean, sigma = sc.visible_mean_sigma(counts, np.array(STORES), best.rate)
     outliers = int((np.abs(vis - mean) / sigma > 3.0).sum())
-    table = tables[best.flipped]
+    table = tables[(best.flipped, best.rate)]
     cost = float(table.max(1).sum() - table[rows, counts].sum())
     if outliers > max_outliers or cost > MAX_FIT_COST:
         return None, ranked[:5]
@@ -398,7 +420,7 @@ ALTERNATIVE_FITS = 3  # board fits tried against the previous position when none
 def fit_cost(reading: BoardReading, candidate: Candidate, total: int) -> float:
     """Log-likelihood the candidate's counts lose to the free reading (0 = as likely)."""
     vis = flip_counts(list(reading.visible)) if candidate.flipped else list(reading.visible)
-    table = sc.loglik_table(vis, total, STORES)
+    table = sc.loglik_table(vis, total, STORES, candidate.rate)
     counts = np.array(state_counts(candidate.position))
     return float(table.max(1).sum() - table[np.arange(14), counts].sum())
 
