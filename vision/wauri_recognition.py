@@ -14,28 +14,32 @@ Pipeline (:func:`read_board`):
    its cavities stand out from the board top (contrast ≥ :data:`MIN_CONTRAST`), at least
    :data:`MIN_PITS_FOUND` pits were located and the cavity template agrees;
 2. the board is warped to a top view at a fixed scale, so a seed has a known size;
-3. :mod:`vision.seed_counting` counts the seed peaks within 0.85 radii of every cavity's
-   centre (the lit rims are left out; seeds resting against the wall stand above the
-   floor, so the top view shows them shifted outward: 0.8 missed some, measured on dev
-   seeds 2800-2802), turns them into an expected count per cavity kind (a pit's floor
-   shows about five seeds, a store's about ten; seeds piled above are mostly hidden), and
-   fits the counts to the total of 48 seeds when that is plausible (a soft prior; without
-   it the raw reading is kept and a warning says so). A top view cannot count a pile
-   above one layer: the seed-coloured area of a pit also saturates (measured: about 3-4.5
-   seed disks for 5 to 11 seeds), so the total is what places the hidden seeds.
+3. :func:`count_view`: :mod:`vision.seed_counting` counts the seed peaks (bowl features
+   every pit shows and the rings around dark beans removed) within 0.85 radii of every
+   cavity's centre (the lit rims are left out; seeds resting against the wall stand
+   above the floor, so the top view shows them shifted outward: 0.8 missed some,
+   measured on dev seeds 2800-2802), turns them into an expected count per cavity kind
+   (a pit's floor shows about five seeds, a store's about ten; seeds piled above are
+   mostly hidden), and fits the counts to the total of 48 seeds when that is plausible
+   (a soft prior; without it the raw reading is kept and a warning says so). A top view
+   cannot count a pile above one layer: the seed-coloured area of a pit also saturates
+   (measured: about 3-4.5 seed disks for 5 to 11 seeds), so the total is what places the
+   hidden seeds.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
 the opponent's turn are candidates; each is scored by the log-likelihood of the observed
 counts under the per-cavity uncertainties (the total is then a hard constraint, since
-legal play keeps it). The best candidate gives ``"moves"``. It is *explained* only when
-it fits the reading (at most :data:`MAX_FIT_COST` less likely than the counts read
-freely, at most two cavities far off) and beats every candidate leaving a different
-position by :data:`MIN_MARGIN`; otherwise the answer says the counts cannot tell the
-turns apart (``"explained": false``, the best guess shown). With a previous position a
-fainter board (contrast ≥ :data:`MIN_CONTRAST_TRACKING`) is accepted when a legal turn
-explains it, and when no board fit is clear up to :data:`ALTERNATIVE_FITS` fits are read
-and the one a legal turn explains best is used.
+legal play keeps it), at the photo's detection rate that suits it best (a blurred or dim
+photo shows fewer peaks in every cavity: measured on tracking seed 3404, a photo reading
+2 peaks in every pit of 4 was rejected before). The best candidate gives ``"moves"``. It
+is *explained* only when it fits the reading (at most :data:`MAX_FIT_COST` less likely
+than the counts read freely, at most two cavities far off) and beats every candidate
+leaving a different position by :data:`MIN_MARGIN`; otherwise the answer says the counts
+cannot tell the turns apart (``"explained": false``, the best guess shown). With a
+previous position a fainter board (contrast ≥ :data:`MIN_CONTRAST_TRACKING`) is accepted
+when a legal turn explains it, and when no board fit is clear up to
+:data:`ALTERNATIVE_FITS` fits are read and the one a legal turn explains best is used.
 """
 
 from __future__ import annotations
