@@ -333,3 +333,15 @@ def test_ridge_maps_equal_the_shifted_minimum():
         want_y = np.clip(np.minimum(np.roll(f, 2, 0), np.roll(f, -2, 0)) - f, 0, 30)
         rx, ry = sg.ridge_maps(g)
         assert np.array_equal(rx, want_x) and np.array_equal(ry, want_y)
+
+
+def test_a_lamps_hot_spot_on_the_print_is_no_joker():
+    tri, centre, _, _, joker = _board_cells()
+    # a hot spot: one print cell 25 % lighter, its neighbours 12 % (beside a tile)
+    spot = (3, 4)
+    for rc, k in ((spot, 1.25), ((3, 5), 1.12), ((4, 4), 1.12)):
+        tri[rc] *= k
+        centre[rc] *= k
+    tn, loo, is_tile = _split(tri, centre)
+    found = {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)}
+    assert found == {joker}

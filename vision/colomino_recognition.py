@@ -101,6 +101,9 @@ JOKER_UNIFORM = 0.03
 #: A joker's four triangles differ in chromaticity by less than this (glare on the
 #: plastic leaves a gradient).
 JOKER_SPREAD = 0.05
+#: A joker candidate beside a plain print cell lighter than this share of its own excess
+#: lightness lies in a lamp's hot spot, not on a joker.
+JOKER_HOTSPOT = 0.3
 #: A joker is white: in every channel at least this fraction of the print's level
 #: (relative to plain print cells); a one-colour tile is far below in some channel.
 JOKER_FLOOR = 0.8
@@ -317,9 +320,9 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
     if best < SURE_GRID_SCORE and Hq is not H0:
         # the re-fitted outline can be worse than the candidate itself (rim markings in
         # the table's colours, a print tinted and shaded beyond its mask): the printed
-        # lines in the candidate's own view
+        # lines in the candidate's own view, taken when they show a clear grid there
         fits0 = fit_grid(cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), sizes)
-        if fits0 and fits0[0].score > best:
+        if fits0 and fits0[0].score >= SURE_GRID_SCORE:
             return fits0[0], H0, None
     if not fits and ruler is None:
         return None
@@ -769,9 +772,10 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     may be counted as coloured) — and either coloured against the print and not darker
     than it, or clearly lighter than the print around (:data:`JOKER_RATIO`). Lightness and
     floor are taken relative to the plain print cells of the photo (the local estimate
-    lags a steep lamp fall-off the same way for all of them). Placed tiles are connected,
-    so a joker touches a tile or lies at the field's edge. Returns ``(ratio, row, col)``,
-    lightest first (``ratio``: lightness against the print).
+    lags a steep lamp fall-off the same way for all of them). A cell whose plain
+    neighbour is lit up too (:data:`JOKER_HOTSPOT`) lies in a lamp's hot spot. Placed
+    tiles are connected, so a joker touches a tile or lies at the field's edge. Returns
+    ``(ratio, row, col)``, lightest first (``ratio``: lightness against the print).
     """
     n = tri_n.shape[0]
     chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
@@ -787,6 +791,10 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         lighter = float(np.clip(1.0 + 5.0 * sigma, JOKER_RATIO, JOKER_MAX_RATIO))
     like = (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR) & (
         (is_tile & (ratio > 0.95)) | (ratio > lighter))
+    # a lamp's hot spot lightens the print around too; a joker is one white cell
+    lit = np.pad(np.where(plain, ratio, 0.0), 1)
+    beside = np.maximum.reduce([lit[:-2, 1:-1], lit[2:, 1:-1], lit[1:-1, :-2], lit[1:-1, 2:]])
+    like &= beside <= 1.0 + JOKER_HOTSPOT * (ratio - 1.0)
     touch = cv2.dilate((is_tile | like).astype(np.uint8),
                        np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
     edge = np.zeros((n, n), bool)
