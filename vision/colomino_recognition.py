@@ -912,8 +912,8 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     (``dist``), unless each is sure of a different colour (best and second-best more than
     ``sure`` apart: a real mismatch on the board is kept). A triangle at the field's edge
     takes the layout's marking (``rim_known``, the default layout in the canonical
-    frame) unless it is sure otherwise, or without a known layout the colour with the
-    smallest distance summed with the read marking's. A triangle beside an uncovered
+    frame; -1 where unknown) unless it is sure otherwise, or without a known layout the
+    colour with the smallest distance summed with the read marking's. A triangle beside an uncovered
     printed field (``printed`` ≥ 0: its colour index) leans to that colour
     (:data:`PRINT_PRIOR`; the first tile to touch a field need not match it).
 
@@ -948,14 +948,16 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     for side, (rr, cc) in enumerate(cells):
         t = is_tile[rr, cc]
         d = dist[rr, cc, side]                                     # (n, K)
+        # where the layout is known (and the marking read agrees with it) it is a
+        # strong prior; elsewhere the marking as read counts as the other side's evidence
+        cost = d + rim_dist[side]
+        keep = (margin[rr, cc, side] > sure) & (
+            np.sort(rim_dist[side], axis=-1)[:, 1] - rim_dist[side].min(-1) > sure)
         if rim_known is not None:
+            known = rim_known[side] >= 0
             prior = RIM_PRIOR * (np.arange(K)[None, :] != rim_known[side][:, None])
-            cost = d + prior
-            keep = margin[rr, cc, side] > sure
-        else:
-            cost = d + rim_dist[side]
-            keep = (margin[rr, cc, side] > sure) & (
-                np.sort(rim_dist[side], axis=-1)[:, 1] - rim_dist[side].min(-1) > sure)
+            cost = np.where(known[:, None], d + prior, cost)
+            keep = np.where(known, margin[rr, cc, side] > sure, keep)
         new = np.where(keep, out[rr, cc, side], np.argmin(cost, axis=1))
         out[rr[t], cc[t], side] = new[t]
     # beside an uncovered printed field
@@ -1065,6 +1067,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             canon_printed, canon_rim = rotate_cw(canon_printed, canon_rim)
         rim_known = np.array([[COLOURS.index(x) for x in canon_rim[side]]
                               for side in ("north", "east", "south", "west")])
+        # a marking read otherwise than the default layout has it (a board printed
+        # differently, or a misread): no prior there
+        rim_known = np.where(rim_known == rim_labels, rim_known, -1)
         printed = np.array([[COLOURS.index(x[0]) if x != "." else -1 for x in row]
                             for row in canon_printed])
         # an uncovered printed field reads as its solid colour: not a tile to decode
