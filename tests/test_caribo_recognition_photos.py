@@ -136,3 +136,67 @@ def test_repeated_tile_refit_follows_perspective(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(cr, "TILE_REFIT_ROUNDS", 1)
     once, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, once).piece_errors > 0
+
+
+def _ring(q: int, r: int) -> list[tuple[int, int]]:
+    from engines.caribo.geometry import AXIAL_DIRECTIONS
+
+    return [(q + dq, r + dr) for dq, dr in AXIAL_DIRECTIONS]
+
+
+def test_figure_is_one_connected_group():
+    """A CARIBO figure is connected: a group of confident cells far from the figure (a
+    prop on the table) is dropped, a group one empty cell away is joined through that
+    cell when the evidence of both outweighs the doubt, and a group touching the photo's
+    border is kept (it may connect beyond it)."""
+    figure = [(0, 0), (1, 0), (2, 0), (1, 1)]
+    far = [(8, 0), (9, 0)]  # a prop: no cell links it to the figure
+    near = [(4, 0), (5, 0)]  # one empty cell (3, 0) between it and the figure
+    border = [(0, 6)]
+    gap = [(3, 0)]
+    cells = sorted({c for g in (figure, far, near, border, gap) for c in g}
+                   | {n for g in (figure, far, near, border) for c in g for n in _ring(*c)})
+    idx = {c: i for i, c in enumerate(cells)}
+    logit = np.full(len(cells), -6.0)
+    for c in figure:
+        logit[idx[c]] = 6.0
+    for c in far + near + border:
+        logit[idx[c]] = 3.0
+    logit[idx[(3, 0)]] = -1.5
+    inside = np.ones(len(cells), bool)
+    inside[idx[(0, 7)]] = False  # beyond the photo's border, next to the border group
+    occupied = logit > 0
+    arr = np.array(cells)
+    out = cr._connected_figure(arr, logit, occupied, inside, inside)
+    got = {c for c in cells if out[idx[c]]}
+    assert got == set(figure) | set(near) | set(gap) | set(border)
+    # the same near group with little evidence is dropped, not bridged
+    for c in near:
+        logit[idx[c]] = 0.5
+    out = cr._connected_figure(arr, logit, logit > 0, inside, inside)
+    assert not any(out[idx[c]] for c in near + gap)
+
+
+def test_edge_match_evidence():
+    """Cells whose segments show the colours of the occupied neighbour segments they
+    face gain log-odds, cells clashing with them (the table seen through a hole) lose,
+    and cells with no occupied neighbour are left alone."""
+    from engines.caribo.geometry import AXIAL_DIRECTIONS
+
+    cells = np.array([(0, 0), *AXIAL_DIRECTIONS, (5, 5)])
+    sure = np.log(np.full((6,), 1e-6))
+    seg_ll = np.tile(sure, (len(cells), 6, 1))
+    occupied = np.array([False] + [True] * 6 + [False])
+    for k in range(6):  # neighbour k faces the centre with its segment k+3, paint k
+        seg_ll[1 + k, (k + 3) % 6] = sure
+        seg_ll[1 + k, (k + 3) % 6, k] = 0.0
+    matching = seg_ll.copy()
+    for k in range(6):
+        matching[0, k, k] = 0.0
+    table = seg_ll.copy()
+    table[0, :, 0] = 0.0  # the hole reads as white paint all round
+    ev_tile = cr._edge_match_evidence(cells, matching, occupied)
+    ev_hole = cr._edge_match_evidence(cells, table, occupied)
+    assert ev_tile[0] > 6 * 1.5
+    assert ev_hole[0] < 0  # one matching edge of six
+    assert ev_tile[-1] == 0.0

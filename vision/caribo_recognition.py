@@ -16,6 +16,10 @@ Pipeline (all at a reduced *detection* resolution except the colour samples):
    edge/ridge contrast, segment spread, distance to paints and to the table colours,
    best tile-pattern fit); a logistic model fitted on simulator photos gives its
    occupancy log-odds, a second stage lets occupied neighbours support a doubtful cell.
+   Then the game's constraints: the colours a cell shows its occupied neighbours are
+   weighed (a laid figure matches at its edges; an empty hole shows the table against
+   them, :func:`_edge_match_evidence`), and the figure is made one connected group
+   (:func:`_connected_figure`: props and table patterns away from it are dropped).
 4. **Colours** — six segment colours per tile sampled inside the triangles (away from
    spokes, rim and sides) at full resolution; the light is searched along the
    black-body curve and the paint clusters re-centred on the photo
@@ -193,6 +197,106 @@ def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
     return x @ w[:-1] + w[-1]
 
 
+EDGE_MATCH = 0.9
+"""Probability that a segment of a laid tile has the colour of the neighbour segment it
+faces (CARIBO tiles are laid matching; the rest of the mass allows misreads)."""
+
+
+def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.ndarray,
+                         unlike_table: np.ndarray | None = None) -> np.ndarray:
+    """Log-likelihood ratio ``(N,)``: a tile in each cell vs the same colours at random,
+    judged by the edges it shares with ``occupied`` neighbours.
+
+    ``cells (N, 2)`` axial, ``seg_ll (N, 6, 6)`` per-segment paint log-posteriors
+    (segment k faces :data:`AXIAL_DIRECTIONS` [k]), ``occupied (N,)`` bool. A tile's
+    segment shows the facing neighbour segment's paint with probability
+    :data:`EDGE_MATCH`; an empty cell shows the table, whose nearest paint matches the
+    neighbour only by chance (1/6). Per shared edge the ratio is
+    ``6 (EDGE_MATCH m + (1 - EDGE_MATCH) / 6)`` with ``m`` the probability that the two
+    segment posteriors agree: about +1.7 per matching edge, -2.3 per clashing one.
+    Empty holes inside a figure show the table against differently coloured
+    neighbours; tiles painted like the table still match theirs.
+
+    ``unlike_table (N,)`` in 0..1 scales the *supporting* edges: where a cell's colours
+    are the table's, the table itself would match a neighbour painted like it (a light
+    wooden table next to white segments), so only clashes count there.
+    """
+    post = np.exp(seg_ll)
+    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
+    ev = np.zeros(len(cells))
+    for i, (q, r) in enumerate(cells):
+        for e, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
+            j = index.get((int(q) + dq, int(r) + dr))
+            if j is None or not occupied[j]:
+                continue
+            m = float(post[i, e] @ post[j, (e + 3) % 6])
+            v = math.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
+            if v > 0 and unlike_table is not None:
+                v *= float(unlike_table[i])
+            ev[i] += v
+    return ev
+
+
+def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray,
+                      eligible: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Occupancy ``(N,)`` bool made one connected figure (a CARIBO figure is connected).
+
+    ``cells (N, 2)`` axial lattice cells, ``logit (N,)`` their occupancy log-odds,
+    ``occupied (N,)`` the per-cell decision, ``eligible (N,)`` cells that may hold a
+    tile, ``inside (N,)`` cells wholly in the photo. The connected group of occupied
+    cells with the most evidence (sum of log-odds, clipped at 8) is the figure; another
+    group joins it through one empty eligible cell touching both when the group's
+    log-odds plus that cell's are positive (the most probable connected reading of the
+    two), else it is dropped (a prop or table pattern read as tiles). A group touching a
+    cell outside the photo is kept: it may join the figure beyond the border.
+    """
+    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
+    nbrs = [[index[(int(q) + dq, int(r) + dr)] for dq, dr in AXIAL_DIRECTIONS
+             if (int(q) + dq, int(r) + dr) in index] for q, r in cells]
+    occ = occupied.copy()
+    z = np.clip(logit, -8.0, 8.0)
+    groups, seen = [], set()
+    for i in np.flatnonzero(occ):
+        if i in seen:
+            continue
+        group, stack = [], [int(i)]
+        seen.add(int(i))
+        while stack:
+            k = stack.pop()
+            group.append(k)
+            for j in nbrs[k]:
+                if occ[j] and j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        groups.append(group)
+    if len(groups) <= 1:
+        return occ
+    groups.sort(key=lambda g: -z[g].sum())
+    figure = set(groups[0])
+    rest = groups[1:]
+    changed = True
+    while changed and rest:
+        changed = False
+        for g in list(rest):
+            touch = {j for k in g for j in nbrs[k]}
+            bridges = [b for b in touch if not occ[b] and eligible[b]
+                       and any(j in figure for j in nbrs[b])]
+            if bridges:
+                b = max(bridges, key=lambda j: z[j])
+                if z[g].sum() + z[b] > 0:
+                    occ[b] = True
+                    figure.update(g)
+                    figure.add(b)
+                    rest.remove(g)
+                    changed = True
+    for g in rest:
+        # cells beyond the photo's border (not inside) may connect it to the figure
+        if any(not inside[j] for k in g for j in nbrs[k]):
+            continue
+        occ[g] = False
+    return occ
+
+
 def _exposure_hint(small: np.ndarray, refs: np.ndarray) -> float:
     """Exposure suggested by the photo: its highlights (98th percentile of linear
     luminance) taken as white paint. Auto-exposure puts the scene's brightest surfaces
@@ -307,12 +411,15 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     found = caribo_lattice.find_lattice(lab_det, paint, scale)
     if not found:
         raise NothingFound("no CARIBO tiles found")
+    refs = calibration.paints_linear() if calibration is not None else (
+        colour.nominal_paints_linear())
+    exposure = _exposure_hint(small, refs)  # the same for every lattice candidate
     best = None
     readings = []
     for lattice in found:
         try:
             answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
-                                                   calibration)
+                                                   calibration, exposure)
         except NothingFound:
             continue
         readings.append((answer["notation"], quality))
@@ -322,7 +429,8 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     if best is None:
         raise NothingFound("no CARIBO tiles found")
     for _ in range(TILE_REFIT_ROUNDS):
-        refit = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration)
+        refit = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration,
+                                exposure)
         if refit is best:
             break
         best = refit
@@ -338,7 +446,7 @@ each round re-reads the tiles and is kept only when the reading explains more, s
 cells far from the seed, which a refit moves onto their tiles, are read in the next."""
 
 
-def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration):
+def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, exposure=None):
     """One more homography refit on the occupied cells only (the whole figure, where the
     regrowth from the seed used cells near the paint), then a re-read; the better of
     the two readings ``(answer, colours, quality, lattice)`` is returned."""
@@ -359,7 +467,7 @@ def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration):
         return best
     try:
         again = _read_tiles(image, small, scale, lab_det, tdist, (Hn, edges, ridges, pitch),
-                            calibration)
+                            calibration, exposure)
     except NothingFound:
         return best
     return (*again, (Hn, edges, ridges, pitch)) if again[2] > quality else best
@@ -399,9 +507,10 @@ def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> No
     answer["warnings"] = warnings
 
 
-def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration):
+def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, exposure=None):
     """Read the tiles on one fitted lattice: ``(answer, segment colours, quality)``.
 
+    ``exposure``: :func:`_exposure_hint` of the photo (computed when None).
     Quality is the expected number of right tiles minus the expected wrong ones
     (sum of ``2 p - 1`` over tiles); a misplaced lattice straddles paint boundaries and
     scores low.
@@ -426,7 +535,7 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration):
         core = inside.copy()
     _, gain, centres = colour.classify_paints(
         med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
-        exposure_hint=_exposure_hint(small, refs))
+        exposure_hint=_exposure_hint(small, refs) if exposure is None else exposure)
     dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(len(cand), 6, 6)
     seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(len(cand), 6, 6)
     fit = np.median(dist.min(axis=2), axis=1)
@@ -444,12 +553,20 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration):
     # a cell whose colours are the table's and no paint's holds no tile, whatever its
     # outline (a lattice slightly off puts a tile's edge into its neighbour cells)
     tablelike = (feats[:, 7] < 0.5 * PAINT_DISTANCE) & (fit > 20.0)
-    occupied = (occ_logit > 0) & inside & ~tablelike
+    eligible = inside & ~tablelike
+    occupied = (occ_logit > 0) & eligible
+    # then the cell's own evidence plus the colours it shows the occupied neighbours (a
+    # laid figure matches at its edges), in place of their mere number
+    occ_logit = own_logit + _edge_match_evidence(
+        cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0))
+    occupied = (occ_logit > 0) & eligible
+    occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
     p_occ = 1.0 / (1.0 + np.exp(-occ_logit[occupied]))
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll, feats=feats, med=med,
-                     inside=inside)
+                     inside=inside, own_logit=own_logit, occ_logit=occ_logit,
+                     tablelike=tablelike)
     cells = cand[occupied]
     if len(cells) == 0:
         raise NothingFound("no CARIBO tiles found")
