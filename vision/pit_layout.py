@@ -332,18 +332,18 @@ def cavity_feature(view: np.ndarray, to_mm: np.ndarray, local: bool = False) -> 
 
     Lab distance (lightness counted fully, chroma 1.5×) from the median colour of the
     model's top surface (the board minus its cavities, shrunk a little), capped at 60;
-    ``local``: from the top's colour *near each pixel* instead (a Gaussian average of the
-    top's pixels over :data:`TOP_SIGMA_MM`, so light falling off across the board does
+    ``local``: from the top's colour *near each pixel* instead (the average of the top's
+    pixels within :data:`TOP_SIGMA_MM` along x and y, so light falling off across the board does
     not count; for a fit already in place, a rough one would average cavities in).
     Cavities hold shaded floor or seeds, so they stand out whatever the wood's colour.
     """
     lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
     top = board_top_mask(view.shape[:2], to_mm, shrink=0.92, grow=1.35)
     if local and top.sum() > 10:
-        sigma = TOP_SIGMA_MM / to_mm[0, 0]
+        k = int(round(2 * TOP_SIGMA_MM / to_mm[0, 0])) | 1
         m = top.astype(np.float32)
-        den = cv2.GaussianBlur(m, (0, 0), sigma)
-        num = cv2.GaussianBlur(lab * m[..., None], (0, 0), sigma)
+        den = cv2.blur(m, (k, k))
+        num = cv2.blur(lab * m[..., None], (k, k))
         glob = np.median(lab[top], axis=0)
         ok = den > 0.05
         ref = np.where(ok[..., None], num / np.maximum(den, 1e-6)[..., None], glob)
@@ -590,15 +590,23 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         inl = inl.ravel() > 0
         src_all, dst_all = src, dst
         src, dst = src[inl], dst[inl]
-        store = cavity_response(lab, STORE_R * ppm, STORE_HALF * ppm, exact=exact)
         extra = cv2.perspectiveTransform(CENTRES_MM[None, 12:], h_mm)[0]  # board mm
         agree = []
+        # the store response only around the two stores (crops reaching the windows
+        # plus the store's ring)
+        mx = win + int(math.ceil(1.5 * STORE_R * ppm)) + 1
+        my = mx + int(math.ceil(STORE_HALF * ppm))
         for k, guess in zip((12, 13), extra, strict=True):
             gx, gy, _ = np.linalg.inv(to_mm) @ np.array([guess[0], guess[1], 1.0])
-            q = _peak(store, gx, gy, win)
+            x0, y0 = max(int(gx) - mx, 0), max(int(gy) - my, 0)
+            crop = lab[y0:int(gy) + my + 1, x0:int(gx) + mx + 1]
+            if min(crop.shape[:2]) < 3:
+                continue
+            store = cavity_response(crop, STORE_R * ppm, STORE_HALF * ppm, exact=exact)
+            q = _peak(store, gx - x0, gy - y0, win)
             if q is None:
                 continue
-            at = (to_mm @ np.array([q[0], q[1], 1.0]))[:2]
+            at = (to_mm @ np.array([q[0] + x0, q[1] + y0, 1.0]))[:2]
             if np.linalg.norm(at - guess) < POLISH_STORE_AGREE * PIT_PITCH:
                 agree.append((CENTRES_MM[k], at))
         if agree:
@@ -915,31 +923,39 @@ def find_board(image) -> BoardFit | None:
 def find_boards(image, keep: int = 1) -> list[BoardFit]:
     """Up to ``keep`` distinct board fits, most likely first (see :func:`find_board`).
 
-    Candidates come from the pit lattice (:func:`lattice_homographies`) and, unless a
-    lattice fit is already clear (contrast ≥ :data:`CONTRAST_SURE`), from colour regions;
-    every candidate is polished (:func:`polish_fit`; a polish that lowers the
-    :func:`cavity_contrast` by more than :data:`POLISH_SLACK` is dropped) and they are
-    ranked by contrast; the fits returned get a last polish with round windows. More
+    Candidates come from the pit lattice (:func:`lattice_homographies`), then from
+    colour regions; every candidate is polished (:func:`polish_fit`; a polish that
+    lowers the :func:`cavity_contrast` of a fit below :data:`CONTRAST_SURE` by more than
+    :data:`POLISH_SLACK` is dropped), and the first clear fit (contrast ≥
+    :data:`CONTRAST_SURE`, :data:`SURE_PITS` pits located) ends the search. The fits are
+    ranked by contrast; those returned get a last polish with round windows. More
     than one fit is returned only when the best is not clear, so a caller with more
     knowledge (a previous position) can choose.
     """
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     ranked = []  # (contrast, homography, pits located, shape score)
 
-    def add(hom0: np.ndarray, n: int, score: float) -> None:
-        contrast0 = cavity_contrast(pyr, hom0)
+    def add(hom0: np.ndarray, n: int, score: float) -> bool:
+        """Polish and rank one candidate; True when it is a clear board."""
         hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
-        if contrast < contrast0 - POLISH_SLACK:
-            # on a faint board the cavities can wander: keep the coarse fit
-            hom, found, contrast = hom0, n, contrast0
+        if contrast < CONTRAST_SURE:
+            contrast0 = cavity_contrast(pyr, hom0)
+            if contrast < contrast0 - POLISH_SLACK:
+                # on a faint board the cavities can wander: keep the coarse fit
+                hom, found, contrast = hom0, n, contrast0
         ranked.append((contrast, hom, found, score))
+        return contrast >= CONTRAST_SURE and found >= SURE_PITS
 
+    clear = False
     for n, hom in lattice_homographies(pyr):
-        add(hom, n, n / 12.0)
-    if not ranked or max(r[0] for r in ranked) < CONTRAST_SURE:
+        if add(hom, n, n / 12.0):
+            clear = True
+            break
+    if not clear:
         for _tscore, score, hom in _region_fits(pyr):
-            add(hom, 0, score)
+            if add(hom, 0, score):
+                break
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
     for contrast, hom, found, score in ranked:
@@ -952,7 +968,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         c_fine = cavity_contrast(pyr, fine)
         if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
             hom, found, contrast = fine, n_fine, c_fine
-        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), refine=False, local=True)
+        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), COARSE_PX_PER_MM, False, True)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
         d = c[1] - c[0]
@@ -963,7 +979,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     return out
 
 
-CONTRAST_SURE = 0.93  # a lattice fit this clear leaves the colour regions out
+CONTRAST_SURE = 0.93  # a polished fit this clear (and with SURE_PITS pits located) ends the
+SURE_PITS = 11        # search: no further candidates, no colour regions
 
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -980,6 +997,17 @@ def _auc(pos: np.ndarray, neg: np.ndarray) -> float:
     ranks = (sums / cnt)[inv]
     n1 = len(pos)
     return float((ranks[:n1].sum() - n1 * (n1 + 1) / 2) / (n1 * len(neg)))
+
+
+def _auc_binned(pos: np.ndarray, neg: np.ndarray) -> float:
+    """:func:`_auc` of non-negative integer values (a histogram instead of a sort)."""
+    if len(pos) == 0 or len(neg) == 0:
+        return 0.5
+    n = int(max(pos.max(), neg.max())) + 1
+    hp = np.bincount(pos, minlength=n)
+    hn = np.bincount(neg, minlength=n).astype(np.float64)
+    below = np.cumsum(hn) - hn  # negatives strictly below each value
+    return float((hp * (below + 0.5 * hn)).sum() / (len(pos) * len(neg)))
 
 
 CONTRAST_PX_PER_MM = 0.35
@@ -1029,12 +1057,13 @@ def cavity_contrast(image, hom: np.ndarray) -> float:
         if len(inner) < 5 or len(ring) < 5:
             return 0.0
         ref = np.median(lab[ring], axis=0)
-        di = np.round(np.sqrt(((lab[inner] - ref) ** 2).sum(-1)), 1)
-        dr = np.round(np.sqrt(((lab[ring] - ref) ** 2).sum(-1)), 1)
+        # distances in tenths of a ΔE, as integers for the histogram ROC area
+        di = np.rint(10 * np.sqrt(((lab[inner] - ref) ** 2).sum(-1))).astype(np.int64)
+        dr = np.rint(10 * np.sqrt(((lab[ring] - ref) ** 2).sum(-1))).astype(np.int64)
         pos.append(di)
         neg.append(dr)
-        each.append(_auc(di, dr))
-    pooled = _auc(np.concatenate(pos), np.concatenate(neg))
+        each.append(_auc_binned(di, dr))
+    pooled = _auc_binned(np.concatenate(pos), np.concatenate(neg))
     return float(min(pooled, sorted(each)[1] + CONTRAST_ALL_BUT_ONE))
 
 
