@@ -48,6 +48,8 @@ PIT_SHOWN = 0.1  # visible peaks per seed above PIT_LAYER in a pit
 STORE_LAYER = 10.0  # seeds a store shows all of
 STORE_SHOWN = 0.5  # visible peaks per seed above STORE_LAYER in a store
 NMS_DIAMETER = 1.6  # peaks closer than 0.8 seed radii are one seed (in seed radii)
+SIGMA_0 = 0.3  # spread of the visible peaks of a cavity: SIGMA_0 + SIGMA_1 * expected peaks
+SIGMA_1 = 0.15
 DOMINANCE = 2.0  # a blob this many times stronger than its opposite neighbour wins
 LOBE_REACH = 2.0  # how far (seed radii) a dark blob's bright side lobes reach
 
@@ -113,7 +115,7 @@ def visible_mean_sigma(n, store=False, rate=1.0) -> tuple[np.ndarray, np.ndarray
     layer = np.where(store, STORE_LAYER, PIT_LAYER)
     shown = np.where(store, STORE_SHOWN, PIT_SHOWN)
     mean = (np.minimum(n, layer) + shown * np.maximum(0.0, n - layer)) * rate
-    sigma = 0.3 + 0.15 * mean
+    sigma = SIGMA_0 + SIGMA_1 * mean
     return mean, sigma
 
 
