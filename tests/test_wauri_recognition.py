@@ -223,6 +223,22 @@ def test_track_fits_the_photos_detection_rate(rate):
     assert cost > wr.MAX_FIT_COST or rate > 1
 
 
+def test_unexplained_turn_names_the_close_alternative(monkeypatch):
+    """A runner-up within MIN_MARGIN but more than 2 log-odds behind is still named."""
+    prev = Position.from_json({"game": "wauri", "south": [8, 1, 2, 2, 2, 1],
+                               "north": [8, 1, 7, 7, 0, 0],
+                               "stores": {"south": 5, "north": 4}, "to_move": "south"})
+    seen = (6, 1, 2, 0, 3, 2, 6, 1, 5, 5, 0, 0, 5, 4)  # pit 4 played; pit 6's 2 read as 2
+    reading = dataclasses.replace(fake_reading([0] * 14), visible=seen)
+    best, ranked = wr.track(prev, reading)
+    assert best is not None and best.moves == [4]
+    assert 2.0 < wr.margin(ranked) < wr.MIN_MARGIN
+    monkeypatch.setattr(wr, "_tracked_reading", lambda image, previous: reading)
+    answer = wr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
+    assert answer["explained"] is False and answer["moves"] == [4]
+    assert any("cannot tell" in w and "[6, 4]" in w for w in answer["warnings"])
+
+
 def test_previous_parse_errors_name_the_field():
     from engines.errors import FormatError
 

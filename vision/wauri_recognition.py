@@ -518,14 +518,15 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                         f"{list(best.turns[1])}")
     if not best.complete:
         warnings.append("the mover earned an extra move and has not played it yet")
-    alt = [c for c in ranked[1:] if c.loglik > best.loglik - 2.0]
+    close = [c for c in ranked[1:] if c.loglik > best.loglik - max(2.0, MIN_MARGIN)]
+    alt = [c for c in close if c.loglik > best.loglik - 2.0]
     explained = margin(ranked) >= MIN_MARGIN
     if alt and explained:
         desc = "; ".join(f"{c.moves}" for c in alt[:3])
         warnings.append(f"the counts alone are ambiguous (also close: {desc}); the legal "
                         "sequence most consistent with them was chosen")
     elif not explained:
-        desc = "; ".join(f"{c.moves}" for c in alt[:3])
+        desc = "; ".join(f"{c.moves}" for c in close[:3])
         warnings.append(f"the counts cannot tell these legal turns apart: {best.moves} "
                         f"(shown) or {desc}; confirm the position before going on")
     final = state_counts(best.position)
