@@ -246,7 +246,7 @@ def _print_mask(rect: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray
 
 def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
                        drop: list[bool], gains: np.ndarray, sizes, view: int = 256,
-                       vm: int = 24):
+                       vm: int = 24, own_views: list | None = None):
     """Rectify one candidate outline, straighten it on the board's outline, fit the grid.
 
     The outline is taken twice — from the ring of game colours (rim markings) and from
@@ -254,7 +254,9 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
     scores best is kept. ``quad`` is in full-resolution pixels; ``half`` is the photo
     at half size (warps read from it). Returns ``(GridFit | None, H, ruler | None)``
     with ``H`` full-res image → view and ``ruler`` as :func:`ruler_grid` (its score
-    raised by the agreement of the printed lines), or None.
+    raised by the agreement of the printed lines), or None. When neither re-fitted
+    outline shows a clear grid, the candidate's own grey view and homography are added
+    to ``own_views`` (if given).
     """
     S_h = np.diag([0.5, 0.5, 1.0])
     H0 = square_homography(quad, view - 2 * vm, vm)
@@ -317,13 +319,11 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
         Hq, rect, ruler = H0, rect0, None
     fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
     best = max(fits[0].score if fits else -1.0, ruler[3] if ruler else -1.0)
-    if best < SURE_GRID_SCORE and Hq is not H0:
+    if best < SURE_GRID_SCORE and Hq is not H0 and own_views is not None:
         # the re-fitted outline can be worse than the candidate itself (rim markings in
-        # the table's colours, a print tinted and shaded beyond its mask): the printed
-        # lines in the candidate's own view, taken when they show a clear grid there
-        fits0 = fit_grid(cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), sizes)
-        if fits0 and fits0[0].score >= SURE_GRID_SCORE:
-            return fits0[0], H0, None
+        # the table's colours, a print tinted and shaded beyond its mask): its own view
+        # is kept for a later look at its printed lines (:func:`locate_field`)
+        own_views.append((cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), H0))
     if not fits and ruler is None:
         return None
     return (fits[0] if fits else None), Hq, ruler
@@ -543,6 +543,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     classes = _colour_classes_small(small, gains)
     drop = [m.mean() >= 0.2 for m in classes]
     best = None  # (score, n, H image → unit field square)
+    own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
     cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains)]
     for stage in range(2):
         if stage == 1:
@@ -551,7 +552,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             cands = [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
         for q in cands:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
-                                     gains, sizes)
+                                     gains, sizes, own_views=own_views)
             if not got:
                 continue
             fit, Hq, ruler = got
@@ -574,6 +575,19 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                     best = opt
             if best is not None and best[0] >= 0.7:
                 break
+    if best is None or best[0] < SURE_GRID_SCORE:
+        # no clear grid: the printed lines in the candidates' own views (before their
+        # outline was re-fitted), taken when they show a clear grid there
+        for gray0, H0 in own_views:
+            fits0 = fit_grid(gray0, sizes)
+            if fits0 and fits0[0].score >= SURE_GRID_SCORE and (
+                    best is None or fits0[0].score > best[0]):
+                f = fits0[0]
+                corners = np.array([[f.x0, f.y0], [f.x0 + f.n * f.px, f.y0],
+                                    [f.x0 + f.n * f.px, f.y0 + f.n * f.py],
+                                    [f.x0, f.y0 + f.n * f.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                best = (f.score, f.n, cv2.getPerspectiveTransform(corners, unit) @ H0, "own")
     if best is None or best[0] < MIN_GRID_SCORE:
         raise NothingFound("no board found")
     score, n, Hu, source = best
