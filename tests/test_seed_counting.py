@@ -78,6 +78,37 @@ def _bowls(lit_wall: bool):
     return xx, yy, gray, centres
 
 
+def test_a_wall_lit_more_in_one_pit_is_not_a_seed(monkeypatch):
+    """The light falls off across a board: one pit's wall lit 1.5 times more than the
+    median pit's passes the ratio test; its excess over the common response must reach
+    EXCESS times the seed threshold too (8 pits hold one seed each, at different spots)."""
+    h, w = 120, 12 * 70
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gray = np.full((h, w), 120.0, np.float32)
+    centres = [(35 + 70 * i, 60) for i in range(12)]
+    for i, (cx, cy) in enumerate(centres):
+        gray = np.where(np.hypot(xx - cx, yy - cy) < 24, 100.0, gray)
+        spot = np.hypot(xx - (cx + 14), yy - (cy - 10))
+        amp = 45.0 if i == 5 else 30.0
+        gray = np.where(spot < 6, 100.0 + amp * np.clip(1 - spot / 6, 0, 1) ** 0.5, gray)
+    seeds = {0: (30, 64), 1: (100, 52), 2: (168, 66), 3: (238, 58), 6: (450, 62),
+             7: (520, 54), 8: (592, 66), 9: (660, 60)}
+    for x, y in seeds.values():
+        gray = _disc(gray, xx, yy, x, y, 200.0, 110.0)
+    masks = [np.hypot(xx - x, yy - y) < 21 for x, y in centres]
+    top = ~np.any([np.hypot(xx - x, yy - y) < 30 for x, y in centres], axis=0)
+
+    def read():
+        return [r.visible for r in sc.count_in_masks(gray, masks, top, R,
+                                                     pit_centres=np.array(centres),
+                                                     pit_half=24)]
+
+    want = [int(k in seeds) for k in range(12)]
+    assert read() == want
+    monkeypatch.setattr(sc, "EXCESS", 0.0)
+    assert read() == [w + (k == 5) for k, w in enumerate(want)]
+
+
 @pytest.mark.parametrize("with_centres", [True, False])
 def test_lit_wall_every_pit_shows_is_not_a_seed(with_centres):
     xx, yy, gray, centres = _bowls(lit_wall=True)

@@ -150,6 +150,7 @@ def estimate(visible: int, max_count: int = 60, store: bool = False) -> tuple[fl
 
 
 COMMON_FRACTION = 0.8  # a peak this weak against the pits' common response is the bowl's
+EXCESS = 0.5  # a pit peak must exceed the common response by this share of the threshold
 COMMON_WINDOW = 0.5  # how far (seed radii) the common feature may lie from the peak
 
 
@@ -171,14 +172,16 @@ def common_response(resp: np.ndarray, centres, half: int) -> np.ndarray:
 
 def drop_common(peaks: np.ndarray, resp: np.ndarray, centres, half: int,
                 seed_r_px: float, fraction: float | None = None,
-                stores=()) -> np.ndarray:
+                stores=(), excess: float = 0.0) -> np.ndarray:
     """Remove the peaks the empty-cavity response explains (see :func:`common_response`).
 
     ``peaks``: bool ``(H, W)`` seed centres; ``centres``: ``(k, 2)`` ints (x, y) of the
     round pits, ``half`` their radius in pixels. A peak within a pit is dropped when the
     common response within :data:`COMMON_WINDOW` seed radii of the same spot reaches
     ``fraction`` of the peak's own response (a bowl feature, not a seed; None:
-    :data:`COMMON_FRACTION`). ``stores``: ``((xa, ya), (xb, yb), r)`` per elongated
+    :data:`COMMON_FRACTION`), or when the peak exceeds it by less than ``excess`` (a
+    wall lit a little more in this pit than in most: the light falls off across the
+    board). ``stores``: ``((xa, ya), (xb, yb), r)`` per elongated
     cavity (its axis end points and radius, px): a store's wall is a pit's wall drawn
     apart, so a store point is compared with the pit point at the same distance and
     direction from the wall (offset from the nearest axis point, scaled by
@@ -207,7 +210,8 @@ def drop_common(peaks: np.ndarray, resp: np.ndarray, centres, half: int,
         inside = np.hypot(off[:, 0], off[:, 1]) <= half
         for i in np.nonzero(inside)[0]:
             dx, dy = np.round(off[i] + half).astype(np.int64)
-            if med[dy, dx] >= fraction * resp[ys[i], xs[i]]:
+            v = resp[ys[i], xs[i]]
+            if med[dy, dx] >= fraction * v or v - med[dy, dx] < excess:
                 out[ys[i], xs[i]] = False
     return out
 
@@ -263,7 +267,8 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
     With ``pit_centres`` (``(k, 2)`` view pixels of identical round pits) and
     ``pit_half`` (their patch half size, px), bright peaks that every pit shows at the
     same spot (a lit wall) are dropped, in the pits and in the ``stores`` (axis end
-    points and radius, see :func:`drop_common`).
+    points and radius, see :func:`drop_common`), and so are peaks rising less than
+    :data:`EXCESS` times the threshold above that common response.
     """
     resp = blob_response(gray, seed_r_px)
     union = np.zeros(gray.shape, bool)
@@ -273,7 +278,8 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
     th = threshold(resp, bright, union, top)
     bright &= resp > th
     if pit_centres is not None and pit_half > 0:
-        bright = drop_common(bright, resp, pit_centres, pit_half, seed_r_px, stores=stores)
+        bright = drop_common(bright, resp, pit_centres, pit_half, seed_r_px, stores=stores,
+                             excess=EXCESS * th)
     ke = int(round(seed_r_px)) * 2 + 1
     inner = cv2.erode(union.astype(np.uint8),
                       cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ke, ke))) > 0
