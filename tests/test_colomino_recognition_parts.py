@@ -311,21 +311,21 @@ def test_decode_edges_settles_a_doubtful_triangle_by_its_neighbour_and_the_rim()
     dist[0, 0, 0] = _evidence(read[0, 0, 0])
     dist[0, 0, 0, truth[0, 0, 0]] = 1.5
     rim_dist = _evidence(rim_known)
-    out = cr.decode_edges(read, dist, is_tile, rim_known, rim_dist, rim_known, None)
+    out = cr.decode_edges(read, dist, is_tile, rim_dist, rim_known, None)
     assert np.array_equal(out, truth)
     # without a known layout the read rim marking does the same, also where only that
     # marking is unknown (read otherwise than the layout has it)
-    out = cr.decode_edges(read, dist, is_tile, rim_known, rim_dist, None, None)
+    out = cr.decode_edges(read, dist, is_tile, rim_dist, None, None)
     assert np.array_equal(out, truth)
     partly = rim_known.copy()
     partly[0, 0] = -1
-    out = cr.decode_edges(read, dist, is_tile, rim_known, rim_dist, partly, None)
+    out = cr.decode_edges(read, dist, is_tile, rim_dist, partly, None)
     assert np.array_equal(out, truth)
     # a mismatch both sides are sure of is a real one on the board and kept
     read2 = truth.copy()
     read2[1, 1, 1] = (truth[1, 1, 1] + 1) % 4
     dist2 = _evidence(read2)
-    out = cr.decode_edges(read2, dist2, is_tile, rim_known, rim_dist, rim_known, None)
+    out = cr.decode_edges(read2, dist2, is_tile, rim_dist, rim_known, None)
     assert np.array_equal(out, read2)
 
 

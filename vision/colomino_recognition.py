@@ -117,9 +117,10 @@ GMM_WEIGHTS = np.array([0.5, 1.0, 1.0])
 #: so a 3 : 1 posterior is about as sure as the neighbour prior's threshold (0.35).
 POSTERIOR_SCALE = 0.3
 #: Edge decoding (:func:`decode_edges`): two touching triangles each this sure (evidence
-#: distance between best and second-best colour) of different colours are a real
-#: mismatch and kept; the layout's rim marking and an uncovered printed field beside a
-#: triangle count as this much evidence (0.9 ≈ a posterior of 20 : 1).
+#: distance between best and second-best colour; distances are −log posterior ×
+#: :data:`POSTERIOR_SCALE`, so 3.0 ≈ 20000 : 1) of different colours are a real mismatch
+#: and kept; the layout's rim marking (2.0 ≈ 800 : 1) and an uncovered printed field
+#: beside a triangle (1.0 ≈ 30 : 1) count as this much evidence.
 SURE_MISMATCH = 3.0
 RIM_PRIOR = 2.0
 PRINT_PRIOR = 1.0
@@ -915,8 +916,8 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
 
 
 def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
-                 rim_labels: np.ndarray, rim_dist: np.ndarray,
-                 rim_known: np.ndarray | None = None, printed: np.ndarray | None = None,
+                 rim_dist: np.ndarray, rim_known: np.ndarray | None = None,
+                 printed: np.ndarray | None = None,
                  sure: float = SURE_MISMATCH) -> np.ndarray:
     """The colour of every tile edge from both sides of it: placed tiles match their
     neighbours along every shared edge, and the rim marking beside them.
@@ -927,13 +928,15 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     ``sure`` apart: a real mismatch on the board is kept). A triangle at the field's edge
     takes the layout's marking (``rim_known``, the default layout in the canonical
     frame; -1 where unknown) unless it is sure otherwise, or without a known layout the
-    colour with the smallest distance summed with the read marking's. A triangle beside an uncovered
-    printed field (``printed`` ≥ 0: its colour index) leans to that colour
-    (:data:`PRINT_PRIOR`; the first tile to touch a field need not match it).
+    colour with the smallest distance summed with the read marking's (``rim_dist``). A
+    triangle beside an uncovered printed field (``printed`` ≥ 0: its colour index) leans
+    to that colour (:data:`PRINT_PRIOR`; the first tile to touch a field need not match
+    it).
 
     ``labels (n, n, 4)`` NESW in the canonical frame, ``dist (n, n, 4, 4)``,
-    ``is_tile (n, n)`` (jokers and uncovered print excluded), ``rim_labels (4, n)``,
-    ``rim_dist (4, n, 4)``, ``rim_known (4, n)`` or None, ``printed (n, n)`` or None.
+    ``is_tile (n, n)`` (jokers and uncovered print excluded), ``rim_dist (4, n, 4)`` of
+    the markings read (canonical top, right, bottom, left), ``rim_known (4, n)`` or None,
+    ``printed (n, n)`` or None.
     Returns new labels.
     """
     n = labels.shape[0]
@@ -1091,7 +1094,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             labels == np.maximum(printed, 0)[..., None], axis=-1)
         is_tile = is_tile & ~uncovered
         printed = np.where(uncovered, printed, -1)
-    labels = decode_edges(labels, dist, is_tile, rim_labels, rim_dist, rim_known, printed)
+    labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed)
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):
