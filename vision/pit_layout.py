@@ -19,19 +19,23 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    homography through the matched pits is re-matched twice, turned so south's row is
    nearer the image bottom and not mirrored, and also proposed shifted by one pit either
    way (a store full of seeds can pass for a pit).
-2. When no lattice fit is clear, the older **colour-region** candidates join: the photo
-   at ~300 px is clustered in CIE Lab (k-means, several k); elongated, nearly rectangular
-   regions with holes give a first homography from their minimum-area rectangle, aligned
-   with a cavity template search (:func:`fit_cavities` without refinement).
-3. Every candidate is scored by :func:`cavity_contrast` (how well its cavities stand out
-   from a uniform board top, a ROC area: ~0.5 on a table, 0.9–1 on a board); the best
-   three are refined (template search, each cavity to its local maximum, RANSAC
-   homography through the 12 pits), a refinement that lowers a lattice fit's contrast is
-   dropped, and the fits are returned most contrasted first.
+2. When no lattice fit is clear, the **board's body** (:func:`_body_fits`: blobs of
+   colours the photo's border, i.e. the table, does not show) and then the older
+   **colour regions** (k-means in Lab, :func:`_region_fits`) propose rectangles, aligned
+   with a cavity template search (:func:`fit_cavities`).
+3. Every candidate is **polished** (:func:`polish_fit`): in a top view each pit moves to
+   the best :func:`cavity_response` (inner part vs a uniform ring of wood) within 0.3
+   pitch, a RANSAC homography goes through the 12 and the stores join when they agree.
+   Candidates are ranked by :func:`cavity_contrast` (every cavity against its own ring
+   of board top, a ROC area: ~0.5 on a table, 0.9–1 on a board); the first clear one
+   ends the search.
 
-Measured (simulator, dev seeds): the board is located in ~75 % of normal and ~70 % of
-hard photos; misses are mostly faint boards on busy tables (gingham, camouflage) where
-the pits are not among the spots, and small boards in portrait photos.
+Measured (simulator, 30 photos each, board located = all 14 centres within 0.3 pit
+radius, ``benchmarks/wauri_board_find.py``): dev seeds 3300/3301 normal 30/30, hard
+25/30; held-out 3302/3303 normal 28/30, hard ~25/30. Misses are mostly small or faint
+boards on floral/gingham tables whose pits are not among the lattice spots and whose
+wood shares the table's colours. ``find_boards`` takes ~3-4× the JPEG decode (median
+CPU time).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
@@ -924,7 +928,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     """Up to ``keep`` distinct board fits, most likely first (see :func:`find_board`).
 
     Candidates come from the pit lattice (:func:`lattice_homographies`), then from
-    colour regions; every candidate is polished (:func:`polish_fit`; a polish that
+    the board's body against the table (:func:`_body_fits`), then from colour regions;
+    every candidate is polished (:func:`polish_fit`; a polish that
     lowers the :func:`cavity_contrast` of a fit below :data:`CONTRAST_SURE` by more than
     :data:`POLISH_SLACK` is dropped), and the first clear fit (contrast ≥
     :data:`CONTRAST_SURE`, :data:`SURE_PITS` pits located) ends the search. The fits are
@@ -952,6 +957,11 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         if add(hom, n, n / 12.0):
             clear = True
             break
+    if not clear:
+        for _tscore, score, hom in _body_fits(pyr):
+            if add(hom, 0, score):
+                clear = True
+                break
     if not clear:
         for _tscore, score, hom in _region_fits(pyr):
             if add(hom, 0, score):
@@ -1065,6 +1075,66 @@ def cavity_contrast(image, hom: np.ndarray) -> float:
         each.append(_auc_binned(di, dr))
     pooled = _auc_binned(np.concatenate(pos), np.concatenate(neg))
     return float(min(pooled, sorted(each)[1] + CONTRAST_ALL_BUT_ONE))
+
+
+BODY_SIZE = 240  # long side (px) of the image in which the board's body is looked for
+BODY_CLUSTERS = 6  # colours of the table's model (k-means of the photo's border)
+
+
+def _body_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
+    """Coarse fits ``(template score, shape score, homography)`` of the board's *body*:
+    the photo's border shows the table, so its colours (k-means in Lab, lightness
+    halved, :data:`BODY_CLUSTERS` of them for patterned cloths) model the table; pixels
+    farther from every table colour than the border's own 97th percentile (+4 ΔE) are
+    "not table", and their elongated, nearly rectangular blobs (cavities closed) give a
+    first homography from their minimum-area rectangle, proposed as it is and aligned
+    with the cavity template. Works where the table's pattern hides the pits from the lattice search
+    (stripes, gingham) as long as the wood's colour is not one of the table's."""
+    image = pyr.levels[0]
+    h, w = image.shape[:2]
+    scale = BODY_SIZE / max(h, w)
+    k = 0
+    while max(h, w) / 2 ** (k + 1) >= 2 * BODY_SIZE:
+        k += 1
+    src = pyr.level(k)
+    small = cv2.resize(src, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (5, 5), 0)
+    lab = _lab_features(small)
+    hh, ww = lab.shape[:2]
+    b = max(2, int(0.04 * max(hh, ww)))
+    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    cv2.setRNGSeed(3)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, lbl, centres = cv2.kmeans(border, BODY_CLUSTERS, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    spread = np.sqrt(((border - centres[lbl.ravel()]) ** 2).sum(-1))
+    flat = lab.reshape(-1, 3)
+    d = np.full(len(flat), np.inf, np.float32)
+    for c in centres:
+        d = np.minimum(d, np.sqrt(((flat - c) ** 2).sum(-1)))
+    mask = (d.reshape(hh, ww) > np.percentile(spread, 97) + 4).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
+                            cv2.MORPH_OPEN, kernel)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    fits = []
+    for cnt in contours:
+        area = cv2.contourArea(cnt)
+        if area < 0.004 * hh * ww:
+            continue
+        (_cx, _cy), (rw, rh), _a = cv2.minAreaRect(cnt)
+        long_, short = max(rw, rh), min(rw, rh)
+        if short < 4 or not 2.2 <= long_ / short <= 8.0 or area / (rw * rh) < 0.6:
+            continue
+        # the rectangle itself and the template's alignment of it (perspective can
+        # mislead the template search: polishing decides)
+        init = _initial_homography(cnt, scale)
+        hom, tscore, _n = fit_cavities(pyr, init, ppm=COARSE_PX_PER_MM, refine=False)
+        fits.append((tscore, area / (rw * rh), init))
+        fits.append((tscore, area / (rw * rh), hom))
+    fits.sort(key=lambda f: -f[0])
+    return fits[:MAX_REGIONS]
 
 
 def _region_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
