@@ -62,6 +62,7 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
             break
         seeds.append(np.array([float(x0), float(y0)]))
         cv2.circle(d, (int(x0), int(y0)), int(max(4 * dist[y0, x0], 10)), 0.0, -1)
+    paint = paint.astype(np.float32)  # sampled many times below: convert once
     per_seed = []
     for c0 in seeds:
         ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch)
@@ -200,7 +201,7 @@ def _cut_score(H, paint, boundary, pitch, c0, radius) -> float:
     world = hexlattice.axial_to_world(cells)
     inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
                           hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
-    f = hexlattice.sample_bilinear(paint.astype(np.float32),
+    f = hexlattice.sample_bilinear(np.asarray(paint, np.float32),
                                    hexlattice.apply_homography(H, world[:, None] + inn[None]))
     f = f.mean(axis=1)
     cut_area = float(np.minimum(f, 1 - f).sum()) * 0.866 * pitch * pitch
@@ -231,7 +232,14 @@ def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
     """Axial cells whose interior is mostly on ``mask`` (plus ``extra`` rings)."""
     h, w = mask.shape
     Hinv = np.linalg.inv(H)
-    corners = np.array([[0, 0], [w, 0], [0, h], [w, h]], float)
+    x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
+    if near is not None:  # only the cells of the window's bounding box can qualify
+        (cx, cy), rad = near
+        x0, y0 = max(x0, cx - rad - 1.0), max(y0, cy - rad - 1.0)
+        x1, y1 = min(x1, cx + rad + 1.0), min(y1, cy + rad + 1.0)
+        if x1 <= x0 or y1 <= y0:
+            return np.zeros((0, 2), np.int64)
+    corners = np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]], float)
     ax = hexlattice.world_to_axial(hexlattice.apply_homography(Hinv, corners))
     lo = np.floor(ax.min(axis=0)) - 1
     hi = np.ceil(ax.max(axis=0)) + 1
@@ -247,9 +255,11 @@ def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
         inside &= np.hypot(*(centres - near[0]).T) <= near[1]
     cells, world = cells[inside], world[inside]
     pts = hexlattice.apply_homography(H, world[:, None] + hexlattice.interior_offsets()[None])
-    frac = hexlattice.sample_bilinear(mask.astype(np.float32), pts).mean(axis=1)
+    frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32), pts).mean(axis=1)
     keep = frac >= min_frac
     sel = cells[keep]
+    if extra <= 0:
+        return sel
     have = {tuple(int(x) for x in c) for c in sel}
     for _ in range(extra):
         ring = set()

@@ -123,26 +123,28 @@ def interior_offsets() -> np.ndarray:
 def sample_bilinear(image: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Bilinear samples of ``image`` (``(H, W)`` or ``(H, W, C)``) at ``(..., 2)`` points.
 
-    Points outside the image are clamped to the border.
+    ``points`` are ``(x, y)`` pixel positions; points outside the image take the value of
+    the nearest border pixel. Sampling is OpenCV's ``remap`` (positions resolved to 1/32
+    px), several times faster than gathering the four neighbours in NumPy.
     """
-    h, w = image.shape[:2]
     p = np.asarray(points, dtype=np.float32)
-    x = np.clip(p[..., 0], 0, w - 1.001)
-    y = np.clip(p[..., 1], 0, h - 1.001)
-    x0 = x.astype(np.int32)
-    y0 = y.astype(np.int32)
-    fx = x - x0
-    fy = y - y0
-    if image.ndim == 3:
-        fx = fx[..., None]
-        fy = fy[..., None]
-    a = image[y0, x0]
-    b = image[y0, x0 + 1]
-    c = image[y0 + 1, x0]
-    d = image[y0 + 1, x0 + 1]
-    top = a * (1 - fx) + b * fx
-    bot = c * (1 - fx) + d * fx
-    return top * (1 - fy) + bot * fy
+    lead = p.shape[:-1]
+    flat = p.reshape(-1, 2)
+    n = len(flat)
+    tail = image.shape[2:]
+    if n == 0:
+        return np.zeros((*lead, *tail), np.float32)
+    cols = min(n, _REMAP_COLS)
+    rows = -(-n // cols)
+    if rows * cols != n:
+        flat = np.concatenate([flat, np.zeros((rows * cols - n, 2), np.float32)])
+    out = cv2.remap(image, flat.reshape(rows, cols, 2), None, cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(rows * cols, *tail)[:n].reshape(*lead, *tail)
+
+
+_REMAP_COLS = 4096
+"""Row length of the sampling map handed to ``cv2.remap`` (its limit is 32767)."""
 
 
 def edge_strength(lab: np.ndarray) -> np.ndarray:
@@ -303,9 +305,8 @@ def outline_score(edges: np.ndarray, H: np.ndarray, centres_world: np.ndarray,
     so = sample_bilinear(edges, po)
     si = sample_bilinear(edges, pi)
     # a robust outline mean: the tile gap is visible on most but not all edges
-    so_sorted = np.sort(so, axis=-1)
     k = so.shape[-1]
-    o = so_sorted[..., k // 4:].mean(axis=-1)
+    o = np.partition(so, k // 4, axis=-1)[..., k // 4:].mean(axis=-1)
     return o - si.mean(axis=-1)
 
 
