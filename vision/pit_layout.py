@@ -245,7 +245,6 @@ def _scale_of(hom: np.ndarray) -> float:
 
 
 RECT_PX_PER_MM = 0.5  # resolution of the rectified board used to fit the pits
-FIT_STORES = False  # a store's seeds pull its centroid: the 12 round pits fix the fit
 COARSE_PX_PER_MM = 0.35  # the same for the first, coarse fit
 MARGIN_X, MARGIN_Y = 60.0, 40.0  # mm around the nominal board in the rectified view
 
@@ -366,16 +365,14 @@ STRETCH_Y = (0.85, 1.0, 1.15)
 
 
 def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_Y,
-                 ppm: float = RECT_PX_PER_MM, refine: bool = True,
-                 local: bool = False) -> tuple[np.ndarray, float, int]:
-    """Refine a rough board homography by fitting the cavity model to the photo.
+                 ppm: float = RECT_PX_PER_MM, local: bool = False) -> tuple[np.ndarray, float]:
+    """Align a rough board homography by a template search of the cavity model.
 
-    Works in a rectified view at ``ppm`` px/mm: a template search over stretch
-    (±20 %) and shift aligns the whole model, then every cavity is moved to the local
-    maximum of the disk-averaged :func:`cavity_feature` and a homography is fitted
-    through the moved centres (RANSAC; the stores are left out, their seeds pull the
-    centroid). ``refine=False`` stops after the template search; ``local``: see
-    :func:`cavity_feature`. Returns ``(homography, template score, cavities located)``.
+    Works in a rectified view at ``ppm`` px/mm: the model's cavities (1) on its top (0)
+    at every stretch of ``stretch_x`` × ``stretch_y`` is matched (normalised correlation)
+    with :func:`cavity_feature` over all shifts; ``local``: see :func:`cavity_feature`.
+    Returns ``(homography, template score)``, the score −1..1 (~0.5 and more on a board;
+    :func:`polish_fit` then locates every cavity).
     """
     hx, hy = BOARD_HALF_X + MARGIN_X, BOARD_HALF_Y + MARGIN_Y
     view, to_mm = rectify(image, hom, ppm, hx, hy)
@@ -398,59 +395,8 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
                 cmm = to_mm @ np.array([cxp, cyp, 1.0])
                 best = (float(val), sx, sy, float(cmm[0]), float(cmm[1]))
     score, sx, sy, dx, dy = best
-    if not refine:
-        out = hom @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
-        return out / out[2, 2], score, 0
-    # local refinement of every cavity
-    pred_mm = CENTRES_MM * np.array([sx, sy]) + np.array([dx, dy])
-    to_px = np.linalg.inv(to_mm)
-    pred_px = cv2.perspectiveTransform(pred_mm.reshape(-1, 1, 2), to_px).reshape(-1, 2)
-    r_px = PIT_R * math.sqrt(sx * sy) * ppm
-    k = int(round(r_px))
-    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)).astype(
-        np.float32)
-    disk /= disk.sum()
-    smooth = cv2.filter2D(feat, -1, disk, borderType=cv2.BORDER_REPLICATE)
-    win = int(round(0.22 * PIT_PITCH * ppm))
-    src, dst = [], []
-    for cav, (px_, py_) in zip(CAVITIES, pred_px, strict=True):
-        if cav.half and not FIT_STORES:
-            continue
-        wy = win + (int(round(0.5 * cav.half * ppm)) if cav.half else 0)
-        x0, y0 = int(round(px_)) - win, int(round(py_)) - wy
-        x1, y1 = int(round(px_)) + win + 1, int(round(py_)) + wy + 1
-        x0c, y0c = max(x0, 0), max(y0, 0)
-        x1c, y1c = min(x1, smooth.shape[1]), min(y1, smooth.shape[0])
-        if x1c - x0c < 3 or y1c - y0c < 3:
-            continue
-        patch = smooth[y0c:y1c, x0c:x1c]
-        if cav.half:
-            # a store: centroid of the strong part rather than a single peak
-            wgt = np.maximum(patch - np.percentile(patch, 50), 0)
-            if wgt.sum() <= 0:
-                continue
-            yy, xx = np.mgrid[y0c:y1c, x0c:x1c]
-            qx, qy = (wgt * xx).sum() / wgt.sum(), (wgt * yy).sum() / wgt.sum()
-        else:
-            iy, ix = np.unravel_index(int(np.argmax(patch)), patch.shape)
-            qx, qy = ix + x0c, iy + y0c
-        src.append((cav.x, cav.y))
-        dst.append(to_mm @ np.array([qx, qy, 1.0]))
-    located = len(src)
-    if located >= 6:
-        s_ = np.array(src, np.float32)
-        d_ = np.array([(p[0], p[1]) for p in dst], np.float32)
-        h_mm, inl = cv2.findHomography(s_, d_, cv2.RANSAC, 0.15 * PIT_PITCH)
-        if h_mm is not None and inl is not None and int(inl.sum()) >= 6:
-            located = int(inl.sum())
-        else:
-            h_mm = None
-    else:
-        h_mm = None
-    if h_mm is None:
-        h_mm = np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
-    out = hom @ h_mm
-    return out / out[2, 2], score, located
+    out = hom @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]])
+    return out / out[2, 2], score
 
 
 # --------------------------------------------------------------------------- polishing
@@ -978,7 +924,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         c_fine = cavity_contrast(pyr, fine)
         if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
             hom, found, contrast = fine, n_fine, c_fine
-        _h, tscore, _n = fit_cavities(pyr, hom, (1.0,), (1.0,), COARSE_PX_PER_MM, False, True)
+        _h, tscore = fit_cavities(pyr, hom, (1.0,), (1.0,), COARSE_PX_PER_MM, local=True)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
         d = c[1] - c[0]
@@ -1130,7 +1076,7 @@ def _body_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
         # the rectangle itself and the template's alignment of it (perspective can
         # mislead the template search: polishing decides)
         init = _initial_homography(cnt, scale)
-        hom, tscore, _n = fit_cavities(pyr, init, ppm=COARSE_PX_PER_MM, refine=False)
+        hom, tscore = fit_cavities(pyr, init, ppm=COARSE_PX_PER_MM)
         fits.append((tscore, area / (rw * rh), init))
         fits.append((tscore, area / (rw * rh), hom))
     fits.sort(key=lambda f: -f[0])
@@ -1186,7 +1132,7 @@ def _region_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
     # every distinct region gets a coarse template fit
     ranked = []
     for score, cnt in fits:
-        hom, tscore, _n = fit_cavities(pyr, _initial_homography(cnt, scale),
-                                       ppm=COARSE_PX_PER_MM, refine=False)
+        hom, tscore = fit_cavities(pyr, _initial_homography(cnt, scale),
+                                   ppm=COARSE_PX_PER_MM)
         ranked.append((tscore, score, hom))
     return ranked
