@@ -133,32 +133,31 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
     ref_lab = linear_to_lab(refs)
 
-    def clamp(e: float) -> float:
+    def clamp(e: np.ndarray) -> np.ndarray:
         if exposure_hint is None:
             return e
-        return float(np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint))
+        return np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint)
 
     if len(obs) == 0:
         return np.zeros((0, 6)), np.ones(3), ref_lab
-    chroma_gains = [np.ones(3)] if fixed_light else [planckian_gain(k) for k in KELVIN_GRID]
-    best = None
-    for cg in chroma_gains:
-        # exposure: start from the median brightness ratio, then refine on the labels
-        expo = clamp(float(np.median(obs.sum(1)) / max(np.median((refs * cg).sum(1)), 1e-6)))
-        for _ in range(iterations):
-            gain = cg * expo
-            d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
-            labels = np.argmin(d2, axis=1)
-            target = refs[labels] * cg
-            w = np.where(labels == 1, 0.2, 1.0)[:, None]
-            expo = clamp(float((w * obs * target).sum()
-                               / max((w * target * target).sum(), 1e-12)))
-        gain = cg * expo
-        d2 = _weighted_dist2(linear_to_lab(obs / gain), ref_lab)
-        cost = float(np.minimum(np.sqrt(d2.min(axis=1)), 25.0).sum())
-        if best is None or cost < best[0]:
-            best = (cost, gain)
-    gain = best[1]
+    # every candidate light at once: (K, 3) chromatic gains, (K,) exposures
+    chroma = (np.ones((1, 3)) if fixed_light
+              else np.array([planckian_gain(k) for k in KELVIN_GRID]))
+    # exposure: start from the median brightness ratio, then refine on the labels
+    ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
+    expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
+    for _ in range(iterations):
+        gain = chroma * expo[:, None]
+        d2 = _weighted_dist2(linear_to_lab(obs[None] / gain[:, None]), ref_lab)  # (K, N, 6)
+        labels = np.argmin(d2, axis=2)
+        target = refs[labels] * chroma[:, None]
+        w = np.where(labels == 1, 0.2, 1.0)[..., None]
+        expo = clamp((w * obs[None] * target).sum(axis=(1, 2))
+                     / np.maximum((w * target * target).sum(axis=(1, 2)), 1e-12))
+    gains = chroma * expo[:, None]
+    d2 = _weighted_dist2(linear_to_lab(obs[None] / gains[:, None]), ref_lab)
+    cost = np.minimum(np.sqrt(d2.min(axis=2)), 25.0).sum(axis=1)
+    gain = gains[int(np.argmin(cost))]
     labels = np.argmin(_weighted_dist2(linear_to_lab(obs / gain), ref_lab), axis=1)
     free = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
     gain = np.clip(free, gain * 0.85, gain * 1.15)
