@@ -63,11 +63,25 @@ def nominal_paints_linear() -> np.ndarray:
     return srgb_to_linear(np.array([NOMINAL_PAINTS_SRGB[c] for c in LETTERS]) / 255.0)
 
 
+CHROMA_WEIGHT = 0.5
+"""Weight of a colour's chroma difference *along* a saturated paint's hue direction (more
+or less saturated) against the difference across it (another hue): saturation follows the
+light's colour, exposure and camera, the hue much less."""
+
+
 def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5) -> np.ndarray:
-    """Squared Lab distance ``(..., K)`` with lightness down-weighted (shading)."""
+    """Squared Lab distance ``(..., K)`` to ``centres (K, 3)`` with lightness down-weighted
+    (shading) and, for saturated centres (chroma ≥ 30), the chroma difference along the
+    centre's hue direction weighted :data:`CHROMA_WEIGHT` (a yellow seen under a warm
+    lamp is a less saturated yellow, not a green); near-grey centres stay isotropic."""
     d = lab[..., None, :] - centres
     d[..., 0] *= l_weight
-    return (d * d).sum(axis=-1)
+    cab = centres[:, 1:]
+    cn = np.hypot(cab[:, 0], cab[:, 1])
+    u = cab / np.maximum(cn, 1e-6)[:, None]
+    radial = (d[..., 1:] * u).sum(axis=-1)
+    s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
+    return (d * d).sum(axis=-1) - radial * radial * (1.0 - s * s)
 
 
 def estimate_gain(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray | None,
