@@ -69,10 +69,12 @@ def round_axial(frac: np.ndarray) -> np.ndarray:
 def apply_homography(H: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Map ``(..., 2)`` points through the 3 × 3 homography ``H``; returns ``(..., 2)``."""
     p = np.asarray(points, dtype=np.float64)
-    flat = p.reshape(-1, 2)
-    hom = flat @ H[:, :2].T + H[:, 2]
-    out = hom[:, :2] / hom[:, 2:3]
-    return out.reshape(p.shape)
+    x, y = p[..., 0], p[..., 1]
+    out = np.empty(p.shape, np.float64)
+    w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+    out[..., 0] = (H[0, 0] * x + H[0, 1] * y + H[0, 2]) / w
+    out[..., 1] = (H[1, 0] * x + H[1, 1] * y + H[1, 2]) / w
+    return out
 
 
 def hex_vertices(radius: float) -> np.ndarray:

@@ -1,0 +1,152 @@
+"""CARIBO lattice stage (:mod:`vision.caribo_lattice`, :mod:`vision.hexlattice`):
+the fast sampling and mapping primitives against plain NumPy references, the windowed
+cell search, duplicate-candidate removal, and the lattice found on a sample photo."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import caribo_lattice, hexlattice
+from vision import caribo_recognition as cr
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_images"
+
+
+def _bilinear_reference(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Textbook bilinear interpolation in float64, points clamped to the image."""
+    h, w = image.shape[:2]
+    x = np.clip(points[..., 0], 0, w - 1)
+    y = np.clip(points[..., 1], 0, h - 1)
+    x0 = np.minimum(np.floor(x).astype(int), w - 2)
+    y0 = np.minimum(np.floor(y).astype(int), h - 2)
+    fx, fy = x - x0, y - y0
+    if image.ndim == 3:
+        fx, fy = fx[..., None], fy[..., None]
+    img = image.astype(np.float64)
+    top = img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx
+    bot = img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx
+    return top * (1 - fy) + bot * fy
+
+
+@pytest.mark.parametrize("channels", [0, 3])
+def test_sample_bilinear_matches_reference(channels):
+    rng = np.random.default_rng(3)
+    shape = (60, 90) if channels == 0 else (60, 90, channels)
+    image = cv2.GaussianBlur(rng.random(shape).astype(np.float32), (0, 0), 1.5)
+    # inside, on the border and outside (clamped), in an odd (N, M, 2) layout
+    points = rng.uniform(-4.0, 95.0, (7, 1300, 2))
+    got = hexlattice.sample_bilinear(image, points)
+    assert got.shape == points.shape[:-1] + image.shape[2:]
+    ref = _bilinear_reference(image, points)
+    # remap resolves positions to 1/32 px: error below the image's gradient / 32
+    grad = np.abs(np.diff(image, axis=0)).max() + np.abs(np.diff(image, axis=1)).max()
+    assert np.abs(got - ref).max() <= grad / 32 + 1e-5
+    assert hexlattice.sample_bilinear(image, np.zeros((0, 4, 2))).shape == (0, 4) + shape[2:]
+
+
+def test_apply_homography_matches_matrix_product():
+    H = np.array([[31.0, 4.0, 400.0], [-2.0, 27.0, 210.0], [2e-4, -3e-4, 1.0]])
+    pts = np.random.default_rng(1).uniform(-6, 6, (5, 11, 2))
+    hom = np.concatenate([pts, np.ones(pts.shape[:-1] + (1,))], axis=-1) @ H.T
+    ref = hom[..., :2] / hom[..., 2:]
+    got = hexlattice.apply_homography(H, pts)
+    assert got.shape == pts.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-9)
+    assert hexlattice.apply_homography(H, np.zeros((0, 2))).shape == (0, 2)
+
+
+def _perspective_lattice(pitch: float = 30.0) -> np.ndarray:
+    """A lattice homography with visible perspective, centre (0, 0) at pixel (300, 200)."""
+    A = hexlattice.affine_lattice_homography(np.array([pitch, 3.0]),
+                                             np.array([0.5 * pitch + 2.0, 0.8 * pitch]),
+                                             np.array([300.0, 200.0]))
+    P = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0004, 0.0009, 1.0]])
+    return P @ A
+
+
+def test_windowed_cells_are_the_window_of_all_cells():
+    """Restricting the search to a window's bounding box changes no answer."""
+    H = _perspective_lattice()
+    mask = np.zeros((400, 600), bool)
+    cv2.circle(mask.view(np.uint8), (320, 210), 120, 1, -1)
+    whole = caribo_lattice.cells_on_mask(H, mask, 30.0)
+    for centre, radius in (((300.0, 200.0), 75.0), ((420.0, 260.0), 50.0), ((5.0, 5.0), 40.0)):
+        near = caribo_lattice.cells_on_mask(H, mask, 30.0, near=(np.array(centre), radius))
+        px = hexlattice.apply_homography(H, hexlattice.axial_to_world(whole))
+        expect = whole[np.hypot(*(px - centre).T) <= radius]
+        assert sorted(map(tuple, near)) == sorted(map(tuple, expect))
+    # min_frac 0: every cell whose centre is in the image and window
+    every = caribo_lattice.cells_on_mask(H, mask, 30.0, min_frac=0.0,
+                                         near=(np.array([300.0, 200.0]), 60.0))
+    assert len(every) > len(caribo_lattice.cells_on_mask(
+        H, np.zeros_like(mask), 30.0, near=(np.array([300.0, 200.0]), 60.0)))
+
+
+def _centres(H: np.ndarray, radius: int = 2) -> np.ndarray:
+    cells = np.array([(q, r) for q in range(-radius, radius + 1)
+                      for r in range(-radius, radius + 1) if abs(q + r) <= radius])
+    return hexlattice.apply_homography(H, hexlattice.axial_to_world(cells))
+
+
+def test_same_lattice_ignores_labelling_but_not_scale_or_phase():
+    H = _perspective_lattice()
+    c = _centres(H)
+    a = math.radians(120)
+    R = np.eye(3)
+    R[:2, :2] = [[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]
+    T = np.eye(3)
+    T[:2, 2] = hexlattice.axial_to_world(np.array([[2, -1]]))[0]
+    relabelled = H @ T @ R  # another origin and axis labelling of the same cells
+    assert caribo_lattice.same_lattice(H, c, relabelled, _centres(relabelled))
+    nudged = np.eye(3)
+    nudged[:2, 2] = (1.5, -1.0)  # 1-2 px: well inside the tolerance
+    assert caribo_lattice.same_lattice(H, c, nudged @ H, _centres(nudged @ H))
+    half = H @ np.diag([0.5, 0.5, 1.0])  # every cell of H is a cell of `half`
+    assert not caribo_lattice.same_lattice(H, c, half, _centres(half))
+    assert not caribo_lattice.same_lattice(half, _centres(half), H, c)
+    vertex = H.copy() @ np.array([[1.0, 0, 0.0], [0, 1.0, -1 / math.sqrt(3)], [0, 0, 1.0]])
+    assert not caribo_lattice.same_lattice(H, c, vertex, _centres(vertex))
+
+
+def _truth_cells_distinct(H: np.ndarray, truth: dict) -> bool:
+    """Every true tile centre within 0.3 pitch of its own cell, tiles at the cell scale."""
+    centres = np.array([p["center_px"] for p in truth["pieces"]], float)
+    Hinv = np.linalg.inv(H)
+    ax = hexlattice.world_to_axial(hexlattice.apply_homography(Hinv, centres))
+    cells = hexlattice.round_axial(ax)
+    resid = hexlattice.axial_to_world(ax) - hexlattice.axial_to_world(cells)
+    radii = [np.hypot(*(hexlattice.apply_homography(Hinv, np.array(p["corners_px"], float))
+                        - hexlattice.apply_homography(Hinv, np.array([p["center_px"]]))).T
+                      ).mean() for p in truth["pieces"]]
+    return (np.hypot(*resid.T).max() <= 0.3 and len({tuple(c) for c in cells}) == len(cells)
+            and 0.42 < float(np.median(radii)) < 0.72)
+
+
+@pytest.mark.parametrize("name", ["caribo_easy_107.jpg", "caribo_hard_108.jpg"])
+def test_sample_photo_lattice_first_and_unique(name):
+    """The first candidate puts every tile of the sample on its own cell; no candidate
+    repeats an earlier one (the reader would read it twice for nothing)."""
+    path = SAMPLES / name
+    if not path.exists():
+        pytest.skip("sample_images not present")
+    truth = json.loads(path.with_suffix(".json").read_text())
+    image = cv2.imread(str(path))
+    small, scale = cr._detection_image(image)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    found = caribo_lattice.find_lattice(lab, paint, scale)
+    assert found and len(found) <= caribo_lattice.LATTICE_ALTERNATIVES
+    S = np.diag([1 / scale, 1 / scale, 1.0])
+    assert _truth_cells_distinct(S @ found[0][0], truth)
+    seen = []
+    for H, _, _, pitch in found:
+        cells = caribo_lattice.cells_on_mask(H, paint, pitch)
+        centres = hexlattice.apply_homography(H, hexlattice.axial_to_world(cells))
+        assert not any(caribo_lattice.same_lattice(Hk, ck, H, centres) for Hk, ck in seen)
+        seen.append((H, centres))
