@@ -186,3 +186,30 @@ def test_body_fits_find_the_board_against_a_striped_table():
                                  axis=1).max())
         best = err if best is None else min(best, err)
     assert best < 0.3 * radius
+
+
+def test_a_pattern_repeating_the_cavities_is_no_board():
+    """A table printed with rows of pits and stores that repeat across the whole photo
+    (periodic like stripes) is no board, though any single window of it looks like
+    one: the fit's ghost beside it looks the same."""
+    rng = np.random.default_rng(7)
+    to_px = _mm_to_px()
+    h, w = int(2 * HALF_Y * PPM), int(2 * HALF_X * PPM)
+    img = np.full((h, w, 3), (70, 130, 180), np.float32)
+    for k in range(-2, 3):
+        shift = np.array([[1.0, 0, 0], [0, 1.0, k * pl.GHOST_SHIFT], [0, 0, 1]])
+        cav = pl.cavity_mask((h, w), np.linalg.inv(to_px @ shift)) > 0
+        img[cav] *= 0.55
+    img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    assert pl.cavity_contrast(img, to_px) > 0.9  # one window alone looks like a board
+    fits = pl.find_boards(img, keep=3)
+    assert fits and all(fit.contrast < 0.86 for fit in fits)
+
+
+def test_a_board_has_no_ghost():
+    """Beside a real board the table does not repeat its cavities: no contrast lost."""
+    img = synthetic_board(8, table="gingham")
+    hom = _mm_to_px()
+    for dy in (-pl.GHOST_SHIFT, pl.GHOST_SHIFT):
+        ghost = hom @ np.array([[1.0, 0, 0], [0, 1.0, dy], [0, 0, 1]])
+        assert pl.cavity_contrast(img, ghost) < pl.GHOST_TABLE

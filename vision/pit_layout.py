@@ -459,15 +459,15 @@ def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0,
         qd = cv2.filter2D(sq, -1, disk, borderType=cv2.BORDER_REPLICATE)
     else:
         hy = int(round(2 * half_px))
-        sd, nd = _cross_sum(lab, 0.75 * r_px, hy)
-        so, no = _cross_sum(lab, 1.45 * r_px, hy)
-        si, ni = _cross_sum(lab, 1.1 * r_px, hy)
-        qo, _ = _cross_sum(sq, 1.45 * r_px, hy)
-        qi, _ = _cross_sum(sq, 1.1 * r_px, hy)
-        qd, _ = _cross_sum(sq, 0.75 * r_px, hy)
+        both = np.dstack([lab, sq])  # Lab and Σ Lab²: one box filter pass for the four
+        sd, nd = _cross_sum(both, 0.75 * r_px, hy)
+        so, no = _cross_sum(both, 1.45 * r_px, hy)
+        si, ni = _cross_sum(both, 1.1 * r_px, hy)
         n = float(max(no - ni, 1))
-        md, mr = sd * (1.0 / nd), (so - si) * (1.0 / n)
-        q, qd = (qo - qi) * (1.0 / n), qd * (1.0 / nd)
+        ring = (so - si) * (1.0 / n)
+        sd = sd * (1.0 / nd)
+        md, mr = np.ascontiguousarray(sd[..., :3]), np.ascontiguousarray(ring[..., :3])
+        q, qd = ring[..., 3], sd[..., 3]
     mr2 = cv2.transform(mr * mr, ones)
     sr = cv2.sqrt(np.maximum(q - mr2, 0))
     if RESPONSE_RMS:
@@ -512,7 +512,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     far beyond the pits, so that fit extrapolates to them: a store located (the same way,
     with its stadium shape) within :data:`POLISH_STORE_AGREE` pitches of the
     extrapolation joins a final least-squares fit (a pile of seeds can pull a store's
-    response aside, hence only then). Repeated ``rounds`` times (``exact``: see
+    response aside, hence only then; last round only). Repeated ``rounds`` times (``exact``: see
     :func:`cavity_response`). Returns ``(homography, round pits located within
     :data:`POLISH_LOCATED` pitches of it)``; the input and 0 when fewer than six pits
     agree.
@@ -520,7 +520,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     ppm = POLISH_PX_PER_MM
     win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
     located = 0
-    for _ in range(rounds):
+    for round_ in range(rounds):
         view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
         lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
         pit = cavity_response(lab, PIT_R * ppm, exact=exact)
@@ -546,7 +546,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         # plus the store's ring)
         mx = win + int(math.ceil(1.5 * STORE_R * ppm)) + 1
         my = mx + int(math.ceil(STORE_HALF * ppm))
-        for k, guess in zip((12, 13), extra, strict=True):
+        for k, guess in zip((12, 13) if round_ == rounds - 1 else (), extra, strict=False):
             gx, gy, _ = np.linalg.inv(to_mm) @ np.array([guess[0], guess[1], 1.0])
             x0, y0 = max(int(gx) - mx, 0), max(int(gy) - my, 0)
             crop = lab[y0:int(gy) + my + 1, x0:int(gx) + mx + 1]
@@ -577,6 +577,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
 # --------------------------------------------------------------------------- pit lattice
 LAT_SIZE = 480  # long side (px) of the image searched for the pit lattice
 LAT_RADII = (5.0, 7.0, 9.8, 13.7, 19.2)  # pit radii tried (px at LAT_SIZE)
+LAT_HALF_FROM = 13.0  # radii from this size (px) are searched on the image at half size
 LAT_PER_SCALE = 50  # strongest pit-like spots kept per radius
 LAT_NEAR = 5  # nearest compatible neighbours of a spot that may span its lattice cell
 LAT_TRIES = 20  # best-voted lattice cells refitted
@@ -616,16 +617,29 @@ def pit_candidates(small: np.ndarray) -> PitSpots:
     ones = np.ones((1, 3), np.float32)
     sq = cv2.transform(lab * lab, ones)  # Σ_c Lab², one channel
     pts, scores, scales, rings = [], [], [], []
-    for si, r in enumerate(LAT_RADII):
+    h, w = lab.shape[:2]
+    half = None
+    for si, r_full in enumerate(LAT_RADII):
+        f = 1
+        if r_full >= LAT_HALF_FROM and min(h, w) >= 64:
+            # large radii on the image at half size (area averages of Lab and of Lab²,
+            # so the ring's spread is unchanged): a quarter of the work
+            if half is None:
+                hs = (w // 2, h // 2)
+                half = (cv2.resize(lab, hs, interpolation=cv2.INTER_AREA),
+                        cv2.resize(sq, hs, interpolation=cv2.INTER_AREA))
+            f = 2
+        lab_s, sq_s = half if f == 2 else (lab, sq)
+        r = r_full / f
         kd = max(1, int(round(1.77 * r)))  # square with the disk's area
         ki = max(kd + 1, int(round(2.3 * r)))
         ko = max(ki + 2, int(round(3.2 * r)))
         n = float(ko * ko - ki * ki)
-        md = cv2.boxFilter(lab, -1, (kd, kd))
-        mr = (cv2.boxFilter(lab, -1, (ko, ko), normalize=False)
-              - cv2.boxFilter(lab, -1, (ki, ki), normalize=False)) * (1.0 / n)
-        q = (cv2.boxFilter(sq, -1, (ko, ko), normalize=False)
-             - cv2.boxFilter(sq, -1, (ki, ki), normalize=False)) * (1.0 / n)
+        md = cv2.boxFilter(lab_s, -1, (kd, kd))
+        mr = (cv2.boxFilter(lab_s, -1, (ko, ko), normalize=False)
+              - cv2.boxFilter(lab_s, -1, (ki, ki), normalize=False)) * (1.0 / n)
+        q = (cv2.boxFilter(sq_s, -1, (ko, ko), normalize=False)
+             - cv2.boxFilter(sq_s, -1, (ki, ki), normalize=False)) * (1.0 / n)
         sr = cv2.sqrt(np.maximum(q - cv2.transform(mr * mr, ones), 0))
         diff = md - mr
         diff[..., 0] = np.minimum(diff[..., 0], 0)  # a pit is darker, not lighter
@@ -636,7 +650,7 @@ def pit_candidates(small: np.ndarray) -> PitSpots:
         sc = score[ys, xs]
         order = np.argsort(-sc)[:LAT_PER_SCALE]
         ys, xs = ys[order], xs[order]
-        pts.append(np.stack([xs, ys], 1).astype(np.float64))
+        pts.append(np.stack([xs, ys], 1).astype(np.float64) * f + (f - 1) / 2)
         scores.append(sc[order])
         scales.append(np.full(len(order), si))
         rings.append(mr[ys, xs])
@@ -879,7 +893,10 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     lowers the :func:`cavity_contrast` of a fit below :data:`CONTRAST_SURE` by more than
     :data:`POLISH_SLACK` is dropped), and the first clear fit (contrast ≥
     :data:`CONTRAST_SURE`, :data:`SURE_PITS` pits located) ends the search. The fits are
-    ranked by contrast; those returned get a last polish with round windows. More
+    ranked by contrast; those returned get a last polish with round windows and lose
+    the contrast their ghost (the fit moved across beside the board, :data:`GHOST_SHIFT`)
+    has above a table's (:data:`GHOST_TABLE`: a table pattern repeating in one or two
+    directions looks like a board there too, a board does not). More
     than one fit is returned only when the best is not clear, so a caller with more
     knowledge (a previous position) can choose.
     """
@@ -924,6 +941,11 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         c_fine = cavity_contrast(pyr, fine)
         if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
             hom, found, contrast = fine, n_fine, c_fine
+        # a table pattern repeats beyond the "board": the same fit moved across by two
+        # rows' spacing (onto the table beside a real board) must look like a table
+        ghost = max(cavity_contrast(pyr, hom @ np.array([[1.0, 0, 0], [0, 1.0, dy], [0, 0, 1]]))
+                    for dy in (-GHOST_SHIFT, GHOST_SHIFT))
+        contrast -= max(0.0, ghost - GHOST_TABLE)
         _h, tscore = fit_cavities(pyr, hom, (1.0,), (1.0,), COARSE_PX_PER_MM, local=True)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
@@ -932,9 +954,13 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
                             float(tscore), contrast))
         if len(out) == keep:
             break
+    out.sort(key=lambda f: -f.contrast)
     return out
 
 
+GHOST_SHIFT = 4 * ROW_Y  # mm across the board: the ghost fit's rows lie beside the board
+GHOST_TABLE = 0.6  # the most cavity contrast a ghost on a table showed (dev 3300/3301);
+                   # a returned fit loses what its ghost has above this
 CONTRAST_SURE = 0.93  # a polished fit this clear (and with SURE_PITS pits located) ends the
 SURE_PITS = 11        # search: no further candidates, no colour regions
 
