@@ -154,29 +154,48 @@ def _apply_gains(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return cv2.LUT(bgr, lut[None])
 
 
+def _hue_class_table() -> np.ndarray:
+    """Class index (0..3 for R, Y, G, B; 255 none) of every OpenCV hue value 0..179
+    (degrees / 2; 256 entries, for ``cv2.LUT``): R below 20° or from 330°, Y 35..75°,
+    G 85..175°, B 185..265°."""
+    h = np.arange(256) * 2
+    table = np.full(256, 255, np.uint8)
+    for k, sel in enumerate(((h < 20) | (h >= 330), (h >= 35) & (h < 75),
+                             (h >= 85) & (h < 175), (h >= 185) & (h < 265))):
+        table[sel] = k
+    return table
+
+
+_HUE_CLASS = _hue_class_table()
+
+
 def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) -> list[np.ndarray]:
     """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated),
     after the white-patch ``gains`` (BGR) if given."""
     if gains is not None:
         small = _apply_gains(small, gains)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    h = hsv[..., 0].astype(np.int32) * 2
-    sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
-    return [sat & ((h < 20) | (h >= 330)), sat & (h >= 35) & (h < 75),
-            sat & (h >= 85) & (h < 175), sat & (h >= 185) & (h < 265)]
+    # hue class by a lookup table over OpenCV's hue (degrees / 2); 255: none
+    cls = cv2.LUT(np.ascontiguousarray(hsv[..., 0]), _HUE_CLASS)
+    # not saturated (S <= 75 or V <= 40): no class
+    cls |= cv2.bitwise_not(cv2.inRange(hsv, (0, 76, 41), (255, 255, 255)))
+    return [cls == k for k in range(4)]
 
 
-def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None
-                          ) -> list[np.ndarray]:
+def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
+                          classes: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
 
     A class covering a fifth of the photo is the table (or the light) and is dropped.
     Where at least three of the remaining classes occur within a window of a sixth of
     the photo, the board is likely; the coloured pixels of each such region (largest
-    two) give a rectangle.
+    two) give a rectangle. ``classes``: the masks of :func:`_colour_classes_small` for
+    ``small`` and ``gains``, if already at hand.
     """
     h, w = small.shape[:2]
-    masks = [m for m in _colour_classes_small(small, gains) if m.mean() < 0.2]
+    if classes is None:
+        classes = _colour_classes_small(small, gains)
+    masks = [m for m in classes if m.mean() < 0.2]
     if len(masks) < 2:
         return []
     # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
@@ -239,9 +258,13 @@ def _print_mask(rect: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray
     light = (hsv[:, 1] <= s_lim) & (hsv[:, 2] > np.percentile(hsv[:, 2], 40))
     if light.sum() < 50:
         return None
-    ref = np.median(core[light], axis=0)
-    diff = np.abs(rect.astype(np.int32) - ref).sum(axis=2)
-    mask = (diff < 45).astype(np.uint8)
+    ref = np.median(core[light], axis=0)  # whole or half levels
+    # L1 distance to ref below 45 ⇔ doubled distances below 90; each channel's doubled
+    # distance by a lookup table (capped at 90: one such channel already fails)
+    twice = np.rint(2.0 * ref).astype(np.int64)
+    lut = np.minimum(np.abs(2 * np.arange(256)[:, None] - twice[None, :]), 90)
+    doubled = cv2.transform(cv2.LUT(rect, lut.astype(np.uint8)[None]), np.ones((1, 3)))
+    mask = (doubled < 90).astype(np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
 
 
@@ -264,12 +287,18 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
     rect0 = cv2.warpPerspective(half, H0 @ np.linalg.inv(S_h), (view, view),
                                 flags=cv2.INTER_LINEAR)
     results = []
+    memo: list = [None, None]  # the last view's colour classes (a view is often re-read)
+
+    def classes_of(view: np.ndarray) -> list[np.ndarray]:
+        if memo[0] is not view:
+            memo[0], memo[1] = view, _colour_classes_small(view, gains)
+        return memo[1]
+
     for mode in ("colour", "print"):
         Hq, rect, outline = H0, rect0, None
         for _ in range(2):  # the second pass starts from a straighter view
             if mode == "colour":
-                masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop,
-                                           strict=True) if not d]
+                masks = [m for m, d in zip(classes_of(rect), drop, strict=True) if not d]
                 ring = np.zeros(rect.shape[:2], bool)
                 for m in masks:
                     ring |= m
@@ -292,14 +321,14 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
                                        flags=cv2.INTER_LINEAR)
         if outline is None:
             continue
-        masks = [m for m, d in zip(_colour_classes_small(rect, gains), drop, strict=True)
-                 if not d]
+        classes = classes_of(rect)
+        masks = [m for m, d in zip(classes, drop, strict=True) if not d]
         ruler = ruler_grid(masks, vm, sizes)
         if ruler is None and any(drop):
             # the table shares some of the board's colours: the markings as runs of any
             # saturated colour, parted by the print between them
             sat_any = np.zeros(rect.shape[:2], bool)
-            for m in _colour_classes_small(rect, gains):
+            for m in classes:
                 sat_any |= m
             ruler = ruler_grid([sat_any], vm, sizes)
         gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
@@ -313,12 +342,12 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
             # printed lines are fitted only if they could compete with it
             fits = fit_grid(gray, sizes) if ruler[3] < 1.0 else []
             return (fits[0] if fits else None), Hq, ruler
-        results.append((ruler[3] if ruler else -1.0, Hq, rect, ruler))
+        results.append((ruler[3] if ruler else -1.0, Hq, gray, ruler))
     if results:
-        _, Hq, rect, ruler = max(results, key=lambda t: t[0])
+        _, Hq, gray, ruler = max(results, key=lambda t: t[0])
     else:
-        Hq, rect, ruler = H0, rect0, None
-    fits = fit_grid(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), sizes)
+        Hq, gray, ruler = H0, cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), None
+    fits = fit_grid(gray, sizes)
     best = max(fits[0].score if fits else -1.0, ruler[3] if ruler else -1.0)
     if best < SURE_GRID_SCORE and Hq is not H0 and own_views is not None:
         # the re-fitted outline can be worse than the candidate itself (rim markings in
@@ -545,7 +574,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     drop = [m.mean() >= 0.2 for m in classes]
     best = None  # (score, n, H image → unit field square)
     own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
-    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains)]
+    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains, classes)]
     for stage in range(2):
         if stage == 1:
             if best is not None and best[0] >= 0.45:
@@ -611,7 +640,11 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     ideal = M + np.arange(n + 1) * CELL
     gray = gray_view(Hc, size)
     before = grid_line_score(gray, ideal, ideal)
+    last = None  # (view, search) of the last refinement not kept: it would repeat
     for search in (0.45, 0.45, 0.2):
+        if last is not None and last[0] is gray and last[1] == search:
+            continue
+        last = (gray, search)
         Hr = refine_grid(gray, n, CELL, M, search=search)
         if Hr is None or not np.all(np.isfinite(Hr)):
             continue

@@ -148,35 +148,36 @@ def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=32)
 def _line_run_indices(L: int, n: int, pmin: float, pmax: float):
     """Index arrays of every run of n+1 lines ``a + j·p`` on a profile of length ``L``
-    (``a`` = 0..L-1, ``p`` = pmin..pmax step ½): ``(A (L, 1), P (1, m), lines (L, m,
-    n+1), mids (L, m, n), beyond (L, m))`` — line and mid-cell positions (clipped) and
-    the runs reaching past the profile. Cached: the views scored have few sizes."""
+    (``a`` = 0..L-1, ``p`` = pmin..pmax step ½) that stays on the profile: ``(A (L, 1),
+    P (1, m), inside (k,), lines (k, n+1), mids (k, n))`` — the flat indices into the
+    ``(L, m)`` table of the runs not reaching past the profile, and their line and
+    mid-cell positions. Cached: the views scored have few sizes."""
     A = np.arange(L, dtype=np.float64)[:, None]
     P = np.arange(pmin, pmax, 0.5)[None, :]
     j = np.arange(n + 1)
-    lines = np.clip(np.rint(A[..., None] + P[..., None] * j).astype(np.int64), 0, L - 1)
-    mids = np.clip(np.rint(A[..., None] + P[..., None] * (j[:-1] + 0.5)).astype(np.int64),
-                   0, L - 1)
-    beyond = (A + n * P) > L - 1
-    for arr in (A, P, lines, mids, beyond):
+    inside = np.flatnonzero(~((A + n * P) > L - 1))
+    a_in = np.broadcast_to(A, (L, P.shape[1])).ravel()[inside][:, None]
+    p_in = np.broadcast_to(P, (L, P.shape[1])).ravel()[inside][:, None]
+    lines = np.clip(np.rint(a_in + p_in * j).astype(np.int64), 0, L - 1)
+    mids = np.clip(np.rint(a_in + p_in * (j[:-1] + 0.5)).astype(np.int64), 0, L - 1)
+    for arr in (A, P, inside, lines, mids):
         arr.setflags(write=False)
-    return A, P, lines, mids, beyond
+    return A, P, inside, lines, mids
 
 
 def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 6):
     """The ``k`` best runs of n+1 equally spaced lines ``a + j·p`` on a 1-D profile."""
     L = len(prof)
     base = float(np.median(prof)) + 1e-6
-    A, P, lines, mids, beyond = _line_run_indices(L, n, float(pmin), float(pmax))
+    A, P, inside, lines, mids = _line_run_indices(L, n, float(pmin), float(pmax))
     if P.size == 0:
         return []
     vals = prof[lines]
     on = (vals.sum(axis=-1) - vals.min(axis=-1)) / n  # mean without the weakest line
     off = prof[mids].mean(axis=-1)
-    score = (on - off) / base
-    score[beyond] = -np.inf
+    score = np.full((L, P.shape[1]), -np.inf)          # runs past the profile: none
+    score.flat[inside] = (on - off) / base
     out: list[tuple[float, float, float]] = []
-    score = score.copy()
     for _ in range(k):
         a_i, p_i = np.unravel_index(int(np.argmax(score)), score.shape)
         a, p, sc = float(A[a_i, 0]), float(P[0, p_i]), float(score[a_i, p_i])
