@@ -884,6 +884,16 @@ def find_board(image) -> BoardFit | None:
     return fits[0] if fits else None
 
 
+def _ghost_penalty(pyr: Pyramid, hom: np.ndarray) -> float:
+    """Contrast a fit loses because the table repeats it: a table pattern continues
+    beyond the "board", so the same fit moved across by :data:`GHOST_SHIFT` (onto the
+    table beside a real board) must look like a table; what its :func:`cavity_contrast`
+    has above :data:`GHOST_TABLE` is the penalty."""
+    ghost = max(cavity_contrast(pyr, hom @ np.array([[1.0, 0, 0], [0, 1.0, dy], [0, 0, 1]]))
+                for dy in (-GHOST_SHIFT, GHOST_SHIFT))
+    return max(0.0, ghost - GHOST_TABLE)
+
+
 def find_boards(image, keep: int = 1) -> list[BoardFit]:
     """Up to ``keep`` distinct board fits, most likely first (see :func:`find_board`).
 
@@ -912,6 +922,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
             if contrast < contrast0 - POLISH_SLACK:
                 # on a faint board the cavities can wander: keep the coarse fit
                 hom, found, contrast = hom0, n, contrast0
+        if contrast >= CONTRAST_SURE:
+            contrast -= _ghost_penalty(pyr, hom)  # a clear pattern must not end the search
         ranked.append((contrast, hom, found, score))
         return contrast >= CONTRAST_SURE and found >= SURE_PITS
 
@@ -941,11 +953,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         c_fine = cavity_contrast(pyr, fine)
         if n_fine >= found and c_fine >= contrast - POLISH_SLACK:
             hom, found, contrast = fine, n_fine, c_fine
-        # a table pattern repeats beyond the "board": the same fit moved across by two
-        # rows' spacing (onto the table beside a real board) must look like a table
-        ghost = max(cavity_contrast(pyr, hom @ np.array([[1.0, 0, 0], [0, 1.0, dy], [0, 0, 1]]))
-                    for dy in (-GHOST_SHIFT, GHOST_SHIFT))
-        contrast -= max(0.0, ghost - GHOST_TABLE)
+        contrast -= _ghost_penalty(pyr, hom)
         _h, tscore = fit_cavities(pyr, hom, (1.0,), (1.0,), COARSE_PX_PER_MM, local=True)
         c = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]),
                                      hom).reshape(-1, 2)
