@@ -368,15 +368,18 @@ def _strip_labels(masks: list[np.ndarray], side: int, vm: int):
     -1, and the strip's depth in pixels — or None if the side shows no band of colour.
     """
     S = masks[0].shape[0]
-    stack = np.stack(masks).astype(np.float32)  # (K, S, S)
+    # (K, depth, S): the strip of every class mask, only that part converted
     if side == 0:
-        band = stack[:, vm - 2:vm + S // 8]
+        band = np.stack([m[vm - 2:vm + S // 8] for m in masks]).astype(np.float32)
     elif side == 2:
-        band = stack[:, S - vm - S // 8:S - vm + 2][:, ::-1]
+        band = np.stack([m[S - vm - S // 8:S - vm + 2] for m in masks]).astype(
+            np.float32)[:, ::-1]
     elif side == 3:
-        band = stack[:, :, vm - 2:vm + S // 8].transpose(0, 2, 1)
+        band = np.stack([m[:, vm - 2:vm + S // 8] for m in masks]).astype(
+            np.float32).transpose(0, 2, 1)
     else:
-        band = stack[:, :, S - vm - S // 8:S - vm + 2][:, :, ::-1].transpose(0, 2, 1)
+        band = np.stack([m[:, S - vm - S // 8:S - vm + 2] for m in masks]).astype(
+            np.float32)[:, :, ::-1].transpose(0, 2, 1)
     lo, hi = int(0.2 * S), int(0.8 * S)
     rows = band.sum(axis=0)[:, lo:hi].mean(axis=1)  # coloured fraction per depth row
     on = np.nonzero(rows > 0.35)[0]
@@ -488,13 +491,16 @@ def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> fl
         hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     end = M + n * CELL
     s_ref = float(np.median(hsv[M:end:3, M:end:3, 1]))  # every third pixel is plenty
-    sat = (hsv[..., 1] > min(s_ref + 70, 230)) & (hsv[..., 2] > 40)
+    s_min = min(s_ref + 70, 230)
     a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
+
+    def sat(view: np.ndarray) -> np.ndarray:  # only the strips read are thresholded
+        return (view[..., 1] > s_min) & (view[..., 2] > 40)
 
     def places(lo: float, hi: float) -> np.ndarray:
         d0, d1 = int(lo * CELL), int(hi * CELL)
-        strips = (sat[M - d1:M - d0, M:end], sat[M:end, end + d0:end + d1].T,
-                  sat[end + d0:end + d1, M:end], sat[M:end, M - d1:M - d0].T)
+        strips = (sat(hsv[M - d1:M - d0, M:end]), sat(hsv[M:end, end + d0:end + d1]).T,
+                  sat(hsv[end + d0:end + d1, M:end]), sat(hsv[M:end, M - d1:M - d0]).T)
         return np.stack([st.reshape(st.shape[0], n, CELL)[:, :, a0:a1].mean(axis=(0, 2))
                          for st in strips])
 
@@ -707,7 +713,7 @@ def read_canonical(canon: np.ndarray, n: int):
     canonical top, right, bottom, left sides (top/bottom left→right, sides top→bottom).
     """
     M = MARGIN_CELLS * CELL
-    lin = _LINEAR_LUT[canon[..., ::-1]]
+    lin = cv2.LUT(canon, _LINEAR_LUT[None])[..., ::-1]  # RGB order
     field = lin[M:M + n * CELL, M:M + n * CELL].reshape(n, CELL, n, CELL, 3)
     masks = _cell_masks(CELL)
     flat = field.transpose(0, 2, 4, 1, 3).reshape(n, n, 3, CELL * CELL)
@@ -1030,9 +1036,13 @@ def rotate_cw(rows: list[list[str]], rim: dict[str, str]):
     n = len(rows)
     out = [[rows[n - 1 - c][r] for c in range(n)] for r in range(n)]
     out = [[x[3] + x[:3] if len(x) == 4 else x for x in row] for row in out]
-    new_rim = {"north": rim["west"][::-1], "east": rim["north"],
-               "south": rim["east"][::-1], "west": rim["south"]}
-    return out, new_rim
+    return out, _rotate_rim_cw(rim)
+
+
+def _rotate_rim_cw(rim: dict[str, str]) -> dict[str, str]:
+    """The rim markings of a board picture turned 90° clockwise (see :func:`rotate_cw`)."""
+    return {"north": rim["west"][::-1], "east": rim["north"],
+            "south": rim["east"][::-1], "west": rim["south"]}
 
 
 def _rim_mismatch(rim: dict[str, str], layout: Layout) -> int:
@@ -1097,13 +1107,12 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                 for i, side in enumerate(("north", "east", "south", "west"))}
     # orientation: the read rim against the default layout of this size in four turns
     layout = default_layout(n)
-    dummy = [["." for _ in range(n)] for _ in range(n)]
     mism, turns, cur_rim = None, 0, rim_read
     for k in range(4):
         m_k = _rim_mismatch(cur_rim, layout)
         if mism is None or m_k < mism:
             mism, turns = m_k, k
-        cur_rim = rotate_cw(dummy, cur_rim)[1]
+        cur_rim = _rotate_rim_cw(cur_rim)
     answer: dict = {"game": "colomino", "size": n}
     base_known = mism <= n // 2
     rim_known = printed = None
@@ -1158,18 +1167,18 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         if rows_o[pr][pc] == colour * 4:
             rows_o[pr][pc] = "."
     Hinv = np.linalg.inv(Hc)
-    cells = []
-    for r in range(n):
-        for c in range(n):
-            # canonical position of SPEC cell (r, c) after `turns` clockwise turns
-            cr, cc = r, c
-            for _ in range(turns):
-                cr, cc = n - 1 - cc, cr
-            p = np.array([[[M + (cc + 0.5) * CELL, M + (cr + 0.5) * CELL]]])
-            x, y = cv2.perspectiveTransform(p, Hinv)[0, 0]
-            cells.append({"row": r, "col": c, "centre_px": [round(float(x), 1),
-                                                           round(float(y), 1)],
-                          "confidence": round(float(conf_o[r][c]), 3)})
+    spec_cells = [(r, c) for r in range(n) for c in range(n)]
+    canon_xy = []
+    for r, c in spec_cells:
+        # canonical position of SPEC cell (r, c) after `turns` clockwise turns
+        cr, cc = r, c
+        for _ in range(turns):
+            cr, cc = n - 1 - cc, cr
+        canon_xy.append((M + (cc + 0.5) * CELL, M + (cr + 0.5) * CELL))
+    centres = cv2.perspectiveTransform(np.array([canon_xy], np.float64), Hinv)[0]
+    cells = [{"row": r, "col": c, "centre_px": [round(float(x), 1), round(float(y), 1)],
+              "confidence": round(float(conf_o[r][c]), 3)}
+             for (r, c), (x, y) in zip(spec_cells, centres, strict=True)]
     answer["rows"] = rows_o
     answer["cells"] = cells
     rim_conf = float(np.clip(np.median(rim_margin) / 0.6, 0, 1))
