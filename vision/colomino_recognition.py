@@ -553,8 +553,11 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     others = sorted((p for m, rng in offs.items() for p in places(
         m, [(dx, dy) for dy in rng for dx in rng if not (m == n and dx == dy == 0)])),
         key=lambda t: -t[0])
-    # the rim is read only for the placements whose lines could compete
+    # the rim is read only for the placements whose lines could compete (rim evidence
+    # is at most 1: once the lines are that far behind, no later placement can win)
     for lines, m, x0, y0 in others[:SETTLE_CANDIDATES]:
+        if lines + 1.0 <= best[0] + 0.1:
+            break
         got = judge(lines, m, x0, y0)
         if got[0] > best[0] + 0.1:
             best = got
