@@ -71,6 +71,7 @@ from vision.recognize import NothingFound
 from vision.square_grid import (
     fit_grid,
     grid_line_score,
+    line_ridges,
     line_scores,
     order_quad,
     outline_from_mask,
@@ -294,6 +295,15 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
             memo[0], memo[1] = view, _colour_classes_small(view, gains)
         return memo[1]
 
+    ridge_memo: list = []  # (grey view, its line_ridges): scored by ruler and line fit
+
+    def ridges_of(gray_view: np.ndarray):
+        for g, r in ridge_memo:
+            if g is gray_view:
+                return r
+        ridge_memo.append((gray_view, line_ridges(gray_view)))
+        return ridge_memo[-1][1]
+
     for mode in ("colour", "print"):
         Hq, rect, outline = H0, rect0, None
         for _ in range(2):  # the second pass starts from a straighter view
@@ -336,18 +346,19 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
             n_r, src, dst, r_score = ruler
             pts = src.reshape(n_r + 1, n_r + 1, 2)
             xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
-            ruler = (n_r, src, dst, r_score + 0.5 * grid_line_score(gray, xs, ys))
+            ruler = (n_r, src, dst, r_score + 0.5 * grid_line_score(
+                gray, xs, ys, ridges=ridges_of(gray)))
         if ruler is not None and ruler[3] >= 0.6 and mode == "colour":
             # clear ruler from the markings: no need to try the print outline, and the
             # printed lines are fitted only if they could compete with it
-            fits = fit_grid(gray, sizes) if ruler[3] < 1.0 else []
+            fits = fit_grid(gray, sizes, ridges=ridges_of(gray)) if ruler[3] < 1.0 else []
             return (fits[0] if fits else None), Hq, ruler
         results.append((ruler[3] if ruler else -1.0, Hq, gray, ruler))
     if results:
         _, Hq, gray, ruler = max(results, key=lambda t: t[0])
     else:
         Hq, gray, ruler = H0, cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), None
-    fits = fit_grid(gray, sizes)
+    fits = fit_grid(gray, sizes, ridges=ridges_of(gray))
     best = max(fits[0].score if fits else -1.0, ruler[3] if ruler else -1.0)
     if best < SURE_GRID_SCORE and Hq is not H0 and own_views is not None:
         # the re-fitted outline can be worse than the candidate itself (rim markings in
@@ -409,23 +420,16 @@ def _ruler_fit(labels: np.ndarray, n: int):
     change = np.nonzero(np.diff(labels) != 0)[0] + 1
     starts = np.concatenate([[0], change])
     ends = np.concatenate([change, [len(labels)]])
-    ks, cs = [], []
-    seen = np.zeros(n, int)
-    for st, en in zip(starts, ends, strict=True):
-        if labels[st] < 0:
-            continue
-        length = en - st
-        if not (0.45 * p0 <= length <= 1.25 * p0):
-            continue
-        centre = (st + en) / 2.0
-        k = int(np.floor((centre - e0) / p0))
-        if 0 <= k < n:
-            ks.append(k + 0.5)
-            cs.append(centre)
-            seen[k] += 1
-    if len(ks) < max(3, n // 2):
+    # runs of one colour about a pitch long, by the marking their centre falls in
+    length = ends - starts
+    centre = (starts + ends) / 2.0
+    k = np.floor((centre - e0) / p0).astype(np.int64)
+    ok = (labels[starts] >= 0) & (0.45 * p0 <= length) & (length <= 1.25 * p0) & (
+        k >= 0) & (k < n)
+    if np.count_nonzero(ok) < max(3, n // 2):
         return None
-    ks_a, cs_a = np.array(ks), np.array(cs)
+    seen = np.bincount(k[ok], minlength=n)
+    ks_a, cs_a = k[ok] + 0.5, centre[ok]
     pk, ak = np.polyfit(ks_a, cs_a, 1)
     resid = np.abs(cs_a - (ak + pk * ks_a))
     score = float(np.mean(seen == 1)) - float(np.mean(resid)) / max(pk, 1e-6)

@@ -189,6 +189,14 @@ def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 
     return out
 
 
+def line_ridges(gray: np.ndarray):
+    """Everything :func:`fit_grid` and :func:`grid_line_score` read from a grey view
+    ``(S, S)``: ``(rx, ry, cx, cy)`` — the :func:`ridge_maps` smoothed (Gaussian, σ 1 px,
+    float32) and their :func:`ridge_integrals`. Pass it as ``ridges`` to score one view
+    several ways without recomputing it."""
+    return _cumulative_ridges(gray)
+
+
 def _cumulative_ridges(gray: np.ndarray):
     rx, ry = ridge_maps(gray)
     rx = cv2.GaussianBlur(rx, (0, 0), 1.0)
@@ -250,10 +258,12 @@ def _line_score(cx: np.ndarray, cy: np.ndarray, xs_f: np.ndarray, ys_f: np.ndarr
     return frac
 
 
-def grid_line_score(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> float:
+def grid_line_score(gray: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+                    ridges=None) -> float:
     """Score a grid hypothesis (line positions ``xs``, ``ys`` in a rectified grey view
-    ``(S, S)``) by its thin dark lines; see :func:`fit_grid`."""
-    _, _, cx, cy = _cumulative_ridges(gray)
+    ``(S, S)``) by its thin dark lines; see :func:`fit_grid`. ``ridges``: the view's
+    :func:`line_ridges`, if already at hand."""
+    _, _, cx, cy = _cumulative_ridges(gray) if ridges is None else ridges
     return _line_score(cx, cy, np.asarray(xs, float), np.asarray(ys, float))
 
 
@@ -272,7 +282,8 @@ def line_score(integrals: tuple[np.ndarray, np.ndarray], xs, ys) -> float:
     return _line_score(cx, cy, np.asarray(xs, float), np.asarray(ys, float))
 
 
-def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[GridFit]:
+def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5,
+             ridges=None) -> list[GridFit]:
     """Fit n×n square grids of thin dark lines to a rectified grey view ``(S, S)``.
 
     Candidate runs of n+1 lines come from the column/row sums of :func:`ridge_maps`;
@@ -280,9 +291,10 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5) -> list[Gri
     (:func:`grid_line_score`): the share of the grid's cell sides seen as lines, minus
     the share of the lines' extensions beyond the field seen as lines — lines printed
     outside the field (rim markings) do not form segments across it. Best first.
+    ``ridges``: the view's :func:`line_ridges`, if already at hand.
     """
     S = gray.shape[0]
-    rx, ry, cx, cy = _cumulative_ridges(gray)
+    rx, ry, cx, cy = _cumulative_ridges(gray) if ridges is None else ridges
     prof_x = rx.sum(axis=0).astype(np.float64)
     prof_y = ry.sum(axis=1).astype(np.float64)
     fits: list[GridFit] = []
@@ -347,17 +359,20 @@ def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
     """Fit ``d ≈ a + b·t`` robustly (least squares, keeping the best two thirds)."""
     keep = np.ones(len(t), bool)
     a = b = 0.0
+    add = np.add.reduce  # sums and means without ndarray-method overhead (same values)
     for _ in range(iters):
-        if keep.sum() < 4:
+        nk = int(np.count_nonzero(keep))
+        if nk < 4:
             return None
         tk, dk = t[keep], d[keep]
-        tm, dm = tk.mean(), dk.mean()
-        var = ((tk - tm) ** 2).sum()
-        b = float(((tk - tm) * (dk - dm)).sum() / var) if var > 0 else 0.0
+        tm, dm = add(tk) / nk, add(dk) / nk
+        dt = tk - tm
+        var = add(dt * dt)
+        b = float(add(dt * (dk - dm)) / var) if var > 0 else 0.0
         a = float(dm - b * tm)
         res = np.abs(d - (a + b * t))
-        cut = max(float(np.partition(res[keep], int(keep.sum() * 0.66))[int(keep.sum() * 0.66)]),
-                  1.0)
+        kth = int(nk * 0.66)
+        cut = max(float(np.partition(res[keep], kth)[kth]), 1.0)
         keep = res <= cut
     return a, b
 
