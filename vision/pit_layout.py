@@ -790,6 +790,7 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
                      in_u.reshape(nh, -1)[np.arange(nh), arg])
     rank = np.maximum(b_u, b_v)
     out: list[tuple[int, np.ndarray]] = []
+    tried: list[set] = []  # (spot, row, col) assignments refitted
     for h in np.argsort(-rank, kind="stable")[:LAT_TRIES]:
         if rank[h] < min_pits - 2:
             break
@@ -797,13 +798,19 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
             continue
         along_v = bool(along[h])
         i0, j0 = int(i0s[h]), int(j0s[h])
-        src, dst = [], []
+        src, dst, key = [], [], set()
         for k in np.nonzero(good[h])[0]:
             i, j = int(ic[h, k, 0]) - i0, int(ic[h, k, 1]) - j0
             col, row = (j, i) if along_v else (i, j)
             if 0 <= col < 6 and 0 <= row < 2:
                 src.append(_LATTICE_MM[row, col])
                 dst.append(pts[k])
+                key.add((int(k), row, col))
+        # another anchor of a lattice already refitted: (nearly) the same spots on the
+        # same pits give the same fit
+        if any(len(key & t) >= 0.8 * min(len(key), len(t)) for t in tried):
+            continue
+        tried.append(key)
         fit = _refit_pits(src, dst, pts[compat[anchors[h]]])
         if fit is None or fit[0] < min_pits:
             continue
