@@ -401,6 +401,7 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
 
 # --------------------------------------------------------------------------- polishing
 POLISH_PX_PER_MM = 0.5  # resolution of the top view in which every cavity is located
+POLISH_COARSE = 0.7  # scale of the top view in polish rounds before the last
 POLISH_WINDOW = 0.3  # a cavity is searched within this fraction of the pitch of its place
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
@@ -517,10 +518,11 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     :data:`POLISH_LOCATED` pitches of it)``; the input and 0 when fewer than six pits
     agree.
     """
-    ppm = POLISH_PX_PER_MM
-    win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
     located = 0
     for round_ in range(rounds):
+        # all but the last round in a coarser view (half the pixels)
+        ppm = POLISH_PX_PER_MM * (1.0 if round_ == rounds - 1 else POLISH_COARSE)
+        win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
         view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
         lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
         pit = cavity_response(lab, PIT_R * ppm, exact=exact)
