@@ -22,8 +22,8 @@ Pipeline (all at a reduced *detection* resolution except the colour samples):
    (:func:`_connected_figure`: props and table patterns away from it are dropped).
 4. **Colours** — six segment colours per tile sampled inside the triangles (away from
    spokes, rim and sides) at full resolution; the light is searched along the
-   black-body curve and the paint clusters re-centred on the photo
-   (:mod:`vision.colour`), or a calibration's measured paints are used.
+   black-body curve and the paint clusters re-centred on the photo and matched mostly
+   by hue (:mod:`vision.colour`), or a calibration's measured paints are used.
 5. **Decoding** — log-likelihood of all 216 tile rotations per cell, a soft bonus for
    matching neighbours, then one global assignment of the 36 physical tiles
    (``scipy.optimize.linear_sum_assignment``) so no tile appears twice. Every lattice
@@ -37,8 +37,9 @@ Measured limits (``boardcam evaluate``, fresh simulator seeds, see the README): 
 failures at hard difficulty are lattices of the wrong scale or drifting away from the
 seed under strong perspective (``benchmarks/caribo_recognition_diagnose.py`` attributes
 each failure to a stage); at normal difficulty, tiles coloured like the table are still
-missed or empty holes taken for tiles. Recognition takes about 150-250× the JPEG decode
-time.
+missed or empty holes taken for tiles, and a few colours misread under lamps.
+Recognition takes about 75× the JPEG decode time (median CPU time, 12 dev photos, shared
+machine).
 """
 
 from __future__ import annotations
