@@ -5,8 +5,14 @@ mask, the three line directions of the tile outlines fix the lattice's affine vi
 scale; scale and phase are searched around two seeds (the deepest points of the paint)
 by outline contrast and by how little the figure's outline cuts cells, and each
 candidate's homography of the top-face plane is regrown cell by cell from its seed.
-The candidates (best first) go to the tile reader, which picks the one whose reading
+Candidates far below their seed's best are not refined, and a refined candidate that
+puts the same cells on the figure as an earlier one is dropped. The candidates (best
+first) go to the tile reader, which reads every one and picks the one whose reading
 explains most.
+
+Speed (CPU, 800 px detection image, shared 2-core machine): about 0.5-0.6 s per photo,
+roughly 40 % in the scale and phase search and 50 % in the regrowth; the sampling is
+``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`).
 """
 
 from __future__ import annotations
