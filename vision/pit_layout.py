@@ -32,10 +32,11 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
 
 Measured (simulator, 30 photos each, board located = all 14 centres within 0.3 pit
 radius, ``benchmarks/wauri_board_find.py``): dev seeds 3300/3301 normal 30/30, hard
-25/30; held-out 3302/3303 normal 28/30, hard ~25/30. Misses are mostly small or faint
-boards on floral/gingham tables whose pits are not among the lattice spots and whose
-wood shares the table's colours. ``find_boards`` takes ~3-4× the JPEG decode (median
-CPU time).
+25/30; held-out 3302/3303 normal 30/30, hard 25/30; no board accepted in 32 CARIBO and
+Colomino photos. Misses are small or faint boards on floral/gingham tables whose pits
+are not among the lattice spots and whose wood shares the table's colours.
+``find_boards`` takes ~12× the ``cv2.imdecode`` of the photo (median CPU time; it was
+~17× before the polishing, the box-cross responses and the early end of the search).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
