@@ -350,3 +350,109 @@ def test_a_lamps_hot_spot_on_the_print_is_no_joker():
     tn, loo, is_tile = _split(tri, centre)
     found = {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)}
     assert found == {joker}
+
+
+# --------------------------------------------------- fast paths equal their definitions
+def test_white_patch_gains_take_each_channels_order_statistic():
+    rng = np.random.default_rng(5)
+    for shape in ((1, 1), (7, 5), (40, 60)):
+        img = rng.integers(0, 256, (*shape, 3)).astype(np.uint8)
+        img[..., 1] //= 3  # a colour cast
+        for pct in (0.0, 50.0, 97.0, 100.0):
+            px = img.reshape(-1, 3)[::3]
+            k = min(len(px) - 1, int(len(px) * pct / 100.0))
+            ref = np.sort(px, axis=0)[k].astype(np.float64)
+            want = np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
+            assert np.array_equal(cr.white_patch_gains(img, pct), want)
+
+
+def test_hue_classes_follow_the_hsv_rule():
+    rng = np.random.default_rng(6)
+    img = rng.integers(0, 256, (64, 80, 3)).astype(np.uint8)
+    gains = np.array([1.2, 1.0, 0.8])
+    hsv = cv2.cvtColor(cr._apply_gains(img, gains), cv2.COLOR_BGR2HSV)
+    h = hsv[..., 0].astype(np.int32) * 2
+    sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
+    want = [sat & ((h < 20) | (h >= 330)), sat & (h >= 35) & (h < 75),
+            sat & (h >= 85) & (h < 175), sat & (h >= 185) & (h < 265)]
+    got = cr._colour_classes_small(img, gains)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    assert all(w.any() for w in want)
+
+
+def _ruler_fit_by_loop(labels: np.ndarray, n: int):
+    """The rim ruler fit written out run by run (reference for the vectorised one)."""
+    idx = np.nonzero(labels >= 0)[0]
+    if len(idx) < n:
+        return None
+    e0, e1 = float(idx[0]), float(idx[-1] + 1)
+    p0 = (e1 - e0) / n
+    change = np.nonzero(np.diff(labels) != 0)[0] + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(labels)]])
+    ks, cs, seen = [], [], np.zeros(n, int)
+    for st, en in zip(starts, ends, strict=True):
+        if labels[st] < 0 or not (0.45 * p0 <= en - st <= 1.25 * p0):
+            continue
+        centre = (st + en) / 2.0
+        k = int(np.floor((centre - e0) / p0))
+        if 0 <= k < n:
+            ks.append(k + 0.5)
+            cs.append(centre)
+            seen[k] += 1
+    if len(ks) < max(3, n // 2):
+        return None
+    ks_a, cs_a = np.array(ks), np.array(cs)
+    pk, ak = np.polyfit(ks_a, cs_a, 1)
+    resid = np.abs(cs_a - (ak + pk * ks_a))
+    return float(ak), float(pk), float(np.mean(seen == 1)) - float(np.mean(resid)) / max(pk, 1e-6)
+
+
+def test_ruler_fit_equals_the_run_by_run_definition():
+    rng = np.random.default_rng(7)
+    fitted = 0
+    for i in range(300):
+        n = (9, 12)[i % 2]
+        pitch, start = rng.uniform(12, 24), rng.uniform(0, 30)
+        labels = np.full(256, -1)
+        for k in range(n):
+            a = int(start + k * pitch + rng.normal(0, 1))
+            b = int(start + (k + 1) * pitch + rng.normal(0, 1))
+            labels[max(0, a):max(0, min(256, b))] = rng.integers(0, 4)
+        noisy = rng.random(256) < rng.uniform(0, 0.15)
+        labels[noisy] = rng.integers(-1, 4, int(noisy.sum()))
+        want = _ruler_fit_by_loop(labels, n)
+        assert cr._ruler_fit(labels, n) == want
+        fitted += want is not None
+    assert fitted > 100
+
+
+def test_top_line_runs_score_every_run_on_the_profile():
+    rng = np.random.default_rng(8)
+    L, n = 200, 9
+    prof = rng.random(L) + 0.2
+    prof[np.rint(13 + 19.5 * np.arange(n + 1)).astype(int)] += 3.0  # a grid's lines
+    runs = sg._top_line_runs(prof, n, 10.0, 21.0, k=4)
+    base = float(np.median(prof)) + 1e-6
+    best = -np.inf
+    for a in range(L):
+        for p in np.arange(10.0, 21.0, 0.5):
+            if a + n * p > L - 1:
+                continue
+            j = np.arange(n + 1)
+            vals = prof[np.clip(np.rint(a + p * j).astype(int), 0, L - 1)]
+            mids = prof[np.clip(np.rint(a + p * (j[:-1] + 0.5)).astype(int), 0, L - 1)]
+            best = max(best, ((vals.sum() - vals.min()) / n - mids.mean()) / base)
+    assert runs[0][:2] == (13.0, 19.5)
+    assert runs[0][2] == pytest.approx(best, rel=1e-12)
+
+
+def test_fit_grid_on_shared_ridges_equals_a_fresh_fit():
+    img = _board_image(12)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    ridges = sg.line_ridges(gray)
+    fits = sg.fit_grid(gray)
+    assert fits and fits[0].n == 12
+    assert sg.fit_grid(gray, ridges=ridges) == fits
+    xs = ys = 70 + np.arange(13) * float(CELL_PX)
+    assert sg.grid_line_score(gray, xs, ys, ridges=ridges) == sg.grid_line_score(gray, xs, ys)

@@ -143,7 +143,9 @@ def white_patch_gains(bgr: np.ndarray, pct: float = 97.0) -> np.ndarray:
     brightest surfaces and reflect the light's colour. Gains are limited to 0.5..3."""
     px = bgr.reshape(-1, 3)[::3]
     k = min(len(px) - 1, int(len(px) * pct / 100.0))
-    ref = np.partition(px, k, axis=0)[k].astype(np.float64)
+    # the k-th smallest level of each channel (uint8: from the cumulative histogram)
+    ref = np.array([np.searchsorted(np.cumsum(np.bincount(px[:, c], minlength=256)), k,
+                                    side="right") for c in range(3)], np.float64)
     return np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
 
 
