@@ -234,8 +234,8 @@ def _table_classes(classes: list[np.ndarray], quad: np.ndarray, drop: list[bool]
     inside = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(inside, _expand(quad, factor).round().astype(np.int32), 1)
     outside = inside == 0
-    n_out = max(1, int(outside.sum()))
-    return [d or float(m[outside].sum()) / n_out > max_outside
+    n_out = max(1, int(np.count_nonzero(outside)))
+    return [d or float(np.count_nonzero(m & outside)) / n_out > max_outside
             for m, d in zip(classes, drop, strict=True)]
 
 
