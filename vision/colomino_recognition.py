@@ -53,9 +53,11 @@ than or as light as the print is read as an empty cell, and a lamp's hot spot on
 print in an unevenly lit photo can be read as a joker; a glare-washed one-colour tile can
 be read as a joker; a one-colour tile on a printed field of its colour is read as the
 print; boards on patterned tables (floral, gingham) in oblique views are often not found
-(no candidate outline close enough) or mis-fitted; recognition takes about ten times
-the JPEG decode time of the photo (CPU, one thread; the grid search — candidate
-outlines, rim ruler, line fits, size check, crossing refinement — is most of it).
+(no candidate outline close enough) or mis-fitted; recognition takes about 7 (normal)
+to 9 (hard) times the JPEG decode time of the photo (CPU, one thread, median over dev
+seeds 3250-3252; the grid search — candidate outlines, rim ruler, line fits, size check,
+crossing refinement — is most of it; the refinement's RANSAC alone takes up to 40 ms on
+a hard photo where few crossings show, and the results depend on its exact run).
 """
 
 from __future__ import annotations
