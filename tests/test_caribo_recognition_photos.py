@@ -218,3 +218,24 @@ def test_edge_match_evidence():
     assert ev_tile[0] > 6 * 1.5
     assert ev_hole[0] < 0  # one matching edge of six
     assert ev_tile[-1] == 0.0
+
+
+CONTENDER_FIGURE = ("R,23WR,23SW,12RS,34SR,56RG - e61RW,W,45WS,S,12GS,0 - 0,23BW,61WB,61SB,45BS,"
+                    "0 - e0,34RB,B,23GB,0,0 - 0,0,12BR,34YB,0,0 - e0,0,56RY,0,0,0")
+
+
+def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
+    """A hard photo (dev seed 3101, photo 24: 21 tiles) where no lattice candidate is
+    right as found: the best reading before refitting (15 tiles) stays wrong, the
+    runner-up (quality 0.2 lower, 21 tiles) is refitted onto every tile and read
+    exactly."""
+    photo = tmp_path / "runner_up.jpg"
+    assert cli("render", "--game", "caribo", CONTENDER_FIGURE, str(photo), "--seed",
+               "123724560910104", "--difficulty", "hard").code == 0
+    image = cv2.imread(str(photo))
+    truth = {"notation": CONTENDER_FIGURE}
+    answer, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", truth, answer).perfect
+    monkeypatch.setattr(cr, "CONTENDER_MARGIN", -np.inf)  # refit the best reading only
+    alone, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", truth, alone).piece_errors > 0

@@ -417,6 +417,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     exposure = _exposure_hint(small, refs)  # the same for every lattice candidate
     best = None
     readings = []
+    results = []
     for lattice in found:
         try:
             answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
@@ -424,23 +425,38 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         except NothingFound:
             continue
         readings.append((answer["notation"], quality))
+        results.append((answer, seg_rgb, quality, lattice))
         # candidates come best-first; a later one must explain clearly more
         if best is None or quality > best[2] + QUALITY_MARGIN:
-            best = (answer, seg_rgb, quality, lattice)
+            best = results[-1]
     if best is None:
         raise NothingFound("no CARIBO tiles found")
-    for _ in range(TILE_REFIT_ROUNDS):
-        refit = _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration,
-                                exposure)
-        if refit is best:
-            break
-        best = refit
-    answer, seg_rgb, quality, _ = best
+    # the refit can lift a close runner-up above the best (its far cells come onto their
+    # tiles): refit both and keep the one that then explains most
+    contenders = [best]
+    others = [r for r in results if r[0]["notation"] != best[0]["notation"]
+              and r[2] >= best[2] - CONTENDER_MARGIN]
+    if others:
+        contenders.append(max(others, key=lambda r: r[2]))
+    final = None
+    for cand in contenders:
+        for _ in range(TILE_REFIT_ROUNDS):
+            refit = _refit_on_tiles(image, small, scale, lab_det, tdist, cand, calibration,
+                                    exposure)
+            if refit is cand:
+                break
+            cand = refit
+        if final is None or cand[2] > final[2] + QUALITY_MARGIN:
+            final = cand
+    answer, seg_rgb, quality, _ = final
     runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
     _calibrate_confidences(answer, quality, runner_up)
     return answer, seg_rgb
 
 
+CONTENDER_MARGIN = 2.0
+"""A runner-up reading (another notation) within this quality of the best is refitted
+too, and the better of the two after refitting wins."""
 TILE_REFIT_ROUNDS = 3
 """Refits of the chosen lattice's homography on the outlines of the tiles read on it;
 each round re-reads the tiles and is kept only when the reading explains more, so the
