@@ -456,3 +456,28 @@ def test_fit_grid_on_shared_ridges_equals_a_fresh_fit():
     assert sg.fit_grid(gray, ridges=ridges) == fits
     xs = ys = 70 + np.arange(13) * float(CELL_PX)
     assert sg.grid_line_score(gray, xs, ys, ridges=ridges) == sg.grid_line_score(gray, xs, ys)
+
+
+def test_a_fit_whose_print_has_a_black_channel_is_no_board(monkeypatch):
+    """A saturated red patch fitted as a 12×12 board (a fresh simulator photo did this)
+    made the print's balance gain 0 in blue and the answer full of NaN confidences.
+    Such a fit is no Colomino print under any lamp: "no board found", never NaN."""
+    from vision.recognize import NothingFound
+
+    n = 12
+    red = np.array([0.5, 0.02, 0.0])  # linear RGB, no blue at all
+    tri = np.broadcast_to(red, (n, n, 4, 3)).copy()
+    centre = np.broadcast_to(red, (n, n, 3)).copy()
+    rim = np.broadcast_to(red, (4, n, 3)).copy()
+    tri[::3, ::2] = centre[::3, ::2] = (0.4, 0.05, 0.0)  # some cells apart, as in the photo
+    gain = cr.white_balance(tri, centre)
+    assert gain.min() < cr.MIN_PRINT_CHANNEL
+    # a real print under a warm lamp keeps every channel well above the limit
+    warm = PRINT * np.array([1.0, 0.7, 0.25])
+    assert cr.white_balance(np.broadcast_to(warm, (n, n, 4, 3)),
+                            np.broadcast_to(warm, (n, n, 3))).min() > 2 * cr.MIN_PRINT_CHANNEL
+    canon = np.zeros((64, 64, 3), np.uint8)
+    monkeypatch.setattr(cr, "locate_field", lambda image, *a, **k: (np.eye(3), n, 1.0, canon))
+    monkeypatch.setattr(cr, "read_canonical", lambda c, size: (tri, centre, rim))
+    with pytest.raises(NothingFound):
+        cr.recognize(np.zeros((200, 200, 3), np.uint8))

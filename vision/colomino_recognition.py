@@ -756,6 +756,13 @@ def _saturated_means(block: np.ndarray) -> np.ndarray:
     return (p * keep[..., None]).sum(axis=1) / np.maximum(keep.sum(axis=1), 1)[:, None]
 
 
+MIN_PRINT_CHANNEL = 0.05
+"""Smallest channel of the print's balance gain (channel ÷ mean of the three, linear)
+for a fit to count as a board: a 2700 K lamp on cream print gives about 0.3 in blue; a
+fit whose "print" has a channel near zero is a saturated patch (its gain would divide by
+zero)."""
+
+
 def white_balance(tri: np.ndarray, centre: np.ndarray) -> np.ndarray:
     """Per-channel gain ``(3,)`` making the board print neutral (von Kries).
 
@@ -1075,6 +1082,10 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     M = MARGIN_CELLS * CELL
     tri, centre, rim_lin = read_canonical(canon, n)
     gain = white_balance(tri, centre)
+    if not np.all(np.isfinite(gain)) or float(gain.min()) < MIN_PRINT_CHANNEL:
+        # the "print" has a (near-)black channel: a saturated patch of table or a tile
+        # heap fitted as a board, never Colomino's printed field under any lamp
+        raise NothingFound("no board found")
     # plain cells and tiles are told apart against the print beside them (local light)
     local, loo = print_field(tri, centre, gain)
     tri_n = tri / local[:, :, None, :]
