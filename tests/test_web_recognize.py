@@ -145,3 +145,26 @@ def test_oversized_previous_is_400(client):
     response = client.post("/api/caribo/recognize", data=form)
     assert response.status_code == 400
     assert response.get_json()["error"].startswith("previous:")
+
+
+def _nan_reader(image, *, previous=None, calibration=None):
+    return {"game": "colomino", "size": 9, "cells": [{"row": 0, "col": 0,
+                                                      "confidence": float("nan")}],
+            "confidence": 1.0, "warnings": []}
+
+
+def test_a_reading_with_nan_is_a_negative_answer_not_invalid_json(client, monkeypatch, cli,
+                                                                    tmp_path):
+    """A recogniser that loses its numbers (NaN) must not reach the player: NaN is not
+    JSON, and a reading without numbers is no reading. CLI exit 1, HTTP 422."""
+    from vision import colomino_recognition
+
+    monkeypatch.setattr(colomino_recognition, "recognize", _nan_reader)
+    response = client.post("/api/colomino/recognize", data=upload(jpeg_bytes(PICTURE)))
+    assert response.status_code == 422
+    assert "board could be read reliably" in response.get_json()["error"]
+    photo = tmp_path / "p.png"
+    photo.write_bytes(png_bytes(np.zeros((80, 80, 3), np.uint8)))
+    result = cli("recognize", "--game", "colomino", str(photo))
+    assert result.code == 1 and "NaN" not in result.out
+    assert "board could be read reliably" in result.json()["error"]

@@ -11,7 +11,7 @@ from companion_web.cli_support import (
     emit,
     read_argument,
 )
-from vision.recognize import GAMES, NothingFound, RecognizerUnavailable
+from vision.recognize import GAMES, NothingFound, RecognizerUnavailable, checked_answer
 
 
 def register(sub) -> None:
@@ -43,7 +43,8 @@ def run(args) -> int:
 
         calibration = load_calibration(args.calibration)
     try:
-        answer = module.recognize(image, previous=previous, calibration=calibration)
+        answer = checked_answer(args.game, module.recognize(image, previous=previous,
+                                                            calibration=calibration))
     except NothingFound as exc:
         emit({"game": args.game, "error": str(exc), "confidence": 0.0, "warnings": [str(exc)]})
         return EXIT_NEGATIVE
