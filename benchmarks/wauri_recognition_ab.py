@@ -1,0 +1,113 @@
+"""Wauri recognition A/B: CPU time and answers of an earlier revision against the
+working tree, photo by photo, in one process.
+
+Usage: ``python benchmarks/wauri_recognition_ab.py DIR [DIR ...] --base REV
+[--limit N] [--runs R]`` (DIRs hold photos, e.g. simulator datasets or ``sample_images``;
+in a folder of mixed games every photo is tried, so the non-Wauri ones check that "no
+board found" stays). The base revision's ``vision/wauri_recognition.py``,
+``vision/pit_layout.py`` and ``vision/seed_counting.py`` are read with ``git show`` and
+imported under other names (the rest of ``vision`` and ``engines`` is the working
+tree's). For every photo the two recognisers run interleaved (smallest
+CPU time of three runs each, ``process_time``, one OpenCV thread), so the load of a
+shared machine falls on both alike; the JPEG decode of the same bytes is timed too.
+Prints the median times and ratios and every photo whose answer differs (rows, size,
+layout, confidences, centres, or found / not found).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_base(rev: str, tmp: Path):
+    """Import the Wauri recogniser of git revision ``rev`` (with its pit layout and seed
+    counter)."""
+    def show(path: str) -> str:
+        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+
+    (tmp / "ab_base_pit_layout.py").write_text(show("vision/pit_layout.py"))
+    (tmp / "ab_base_seed_counting.py").write_text(show("vision/seed_counting.py"))
+    src = show("vision/wauri_recognition.py").replace(
+        "from vision import pit_layout as pl", "import ab_base_pit_layout as pl").replace(
+        "from vision import seed_counting as sc", "import ab_base_seed_counting as sc")
+    (tmp / "ab_base_wauri.py").write_text(src)
+    sys.path.insert(0, str(tmp))
+    spec = importlib.util.spec_from_file_location("ab_base_wauri", tmp / "ab_base_wauri.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["ab_base_wauri"] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--base", required=True, help="git revision to compare against")
+    ap.add_argument("--limit", type=int, default=30, help="photos per folder")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs per photo and side")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from vision import wauri_recognition as new
+    from vision.recognize import NothingFound
+
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = load_base(args.base, Path(tmp))
+
+        def run(mod, image):
+            t0 = time.process_time()
+            try:
+                answer = mod.recognize(image)
+            except NothingFound:
+                answer = None
+            return time.process_time() - t0, answer
+
+        rows, differ = [], []
+        for folder in args.folders:
+            photos = sorted(Path(folder).glob("*.jpg"))[: args.limit]
+            for path in photos:
+                data = np.frombuffer(path.read_bytes(), np.uint8)
+                image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+                _, a = run(base, image)
+                _, b = run(new, image)
+                if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
+                    differ.append(str(path))
+                tb = tn = td = float("inf")
+                for _ in range(args.runs):
+                    tb = min(tb, run(base, image)[0])
+                    tn = min(tn, run(new, image)[0])
+                    t0 = time.process_time()
+                    cv2.imdecode(data, cv2.IMREAD_COLOR)
+                    td = min(td, time.process_time() - t0)
+                rows.append((tb, tn, td))
+    if not rows:
+        print("no photos")
+        return 1
+    tb, tn = [r[0] for r in rows], [r[1] for r in rows]
+    print(f"photos {len(rows)}: median CPU base {statistics.median(tb) * 1000:.1f} ms, "
+          f"new {statistics.median(tn) * 1000:.1f} ms; median ratio to decode base "
+          f"{statistics.median([r[0] / r[2] for r in rows]):.2f}, new "
+          f"{statistics.median([r[1] / r[2] for r in rows]):.2f}; total base/new "
+          f"{sum(tb) / sum(tn):.2f}x")
+    print(f"answers differing: {len(differ)}")
+    for p in differ:
+        print(f"  {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
