@@ -121,6 +121,40 @@ def test_cavity_contrast_of_twelve_spots_without_stores_stays_low():
     assert pl.cavity_contrast(img, to_px) < 0.75
 
 
+def _contrast_reference(image, hom) -> float:
+    """cavity_contrast written cavity by cavity (the definition in its docstring)."""
+    ppm = pl.CONTRAST_PX_PER_MM
+    hx, hy = pl.BOARD_HALF_X + 10, pl.BOARD_HALF_Y + 10
+    view, _ = pl.rectify(image, hom, ppm, hx, hy)
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(-1, 3)
+    pos, neg, each = [], [], []
+    for inner, ring in pl._contrast_masks(view.shape[:2], ppm, hx, hy):
+        if len(inner) < 5 or len(ring) < 5:
+            return 0.0
+        ref = np.median(lab[ring], axis=0)
+        di = np.rint(10 * np.sqrt(((lab[inner] - ref) ** 2).sum(-1))).astype(np.int64)
+        dr = np.rint(10 * np.sqrt(((lab[ring] - ref) ** 2).sum(-1))).astype(np.int64)
+        pos.append(di)
+        neg.append(dr)
+        each.append(pl._auc_binned(di, dr))
+        # the histogram ROC area is the rank (Mann-Whitney) one
+        assert each[-1] == pytest.approx(pl._auc(di, dr), abs=1e-12)
+    pooled = pl._auc_binned(np.concatenate(pos), np.concatenate(neg))
+    return float(min(pooled, sorted(each)[1] + pl.CONTRAST_ALL_BUT_ONE))
+
+
+def test_vectorised_cavity_contrast_equals_the_cavity_by_cavity_definition():
+    """The one-pass cavity_contrast gives exactly the per-cavity value, on the board, on
+    fits moved off it and on a table alone."""
+    img = synthetic_board(5)
+    rng = np.random.default_rng(11)
+    homs = [_mm_to_px(), _shifted(pl.PIT_PITCH, 0.0), _shifted(0.0, pl.ROW_Y, 4.0)]
+    homs += [_shifted(*rng.uniform(-80, 80, 2), rng.uniform(-20, 20)) for _ in range(6)]
+    values = [pl.cavity_contrast(img, h) for h in homs]
+    assert values == [_contrast_reference(img, h) for h in homs]
+    assert values[0] > 0.9 and min(values[1:3]) < 0.8
+
+
 def test_no_board_on_a_plain_table():
     rng = np.random.default_rng(5)
     noise = cv2.GaussianBlur(rng.integers(0, 255, (600, 1000, 3), dtype=np.uint8), (0, 0), 5)

@@ -173,3 +173,61 @@ def test_merge_saddles_joins_peaks_on_one_blob_only():
     assert merged[30, 34] != merged[30, 27]  # one of the pair on one blob is dropped
     assert merged[30, 96] and merged[30, 105]  # a dip between them: two seeds
     assert merged[30, 150] and merged[30, 190]
+
+
+def _merge_saddles_pairwise(peaks, resp, seed_r_px):
+    """merge_saddles written pair by pair (the definition in its docstring)."""
+    ys, xs = np.nonzero(peaks)
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    val = resp[ys, xs]
+    out = peaks.copy()
+    h, w = resp.shape
+    t = np.linspace(0.0, 1.0, 9)[1:-1]
+    for i in range(len(xs)):
+        for j in range(i + 1, len(xs)):
+            if np.hypot(*(pts[i] - pts[j])) > sc.MERGE_REACH * seed_r_px:
+                continue
+            seg = pts[i][None, :] + t[:, None] * (pts[j] - pts[i])[None, :]
+            sx = np.clip(np.round(seg[:, 0]).astype(np.int64), 0, w - 1)
+            sy = np.clip(np.round(seg[:, 1]).astype(np.int64), 0, h - 1)
+            if resp[sy, sx].min() >= sc.SADDLE * min(val[i], val[j]):
+                k = i if val[i] < val[j] else j
+                out[ys[k], xs[k]] = False
+    return out
+
+
+def _drop_common_peak_by_peak(peaks, resp, centres, half, seed_r_px, excess):
+    """drop_common (pits only) written peak by peak."""
+    med = sc.common_response(resp, centres, half)
+    k = int(round(sc.COMMON_WINDOW * seed_r_px)) * 2 + 1
+    med = cv2.dilate(med, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    out = peaks.copy()
+    for y, x in zip(*np.nonzero(peaks), strict=True):
+        for cx, cy in centres:
+            dx, dy = x - cx, y - cy
+            if np.hypot(dx, dy) <= half:
+                v = resp[y, x]
+                m = med[dy + half, dx + half]
+                if m >= sc.COMMON_FRACTION * v or v - m < excess:
+                    out[y, x] = False
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_vectorised_peak_filters_equal_their_definitions(seed):
+    """merge_saddles and drop_common (vectorised over pairs and peaks) remove exactly the
+    peaks the pairwise / peak-by-peak definitions remove, on a random seed-like view."""
+    rng = np.random.default_rng(seed)
+    gray = cv2.GaussianBlur(rng.normal(0, 1, (120, 400)).astype(np.float32), (0, 0), 2.5)
+    resp = sc.blob_response(gray * 60 + 100, R)
+    peaks = sc.local_maxima(resp, 0.6 * R)  # dense peaks: many close pairs
+    merged = sc.merge_saddles(peaks, resp, R)
+    assert np.array_equal(merged, _merge_saddles_pairwise(peaks, resp, R))
+    assert 0 < merged.sum() < peaks.sum()
+    centres = np.array([[60 + 56 * i, 40 + 40 * (i % 2)] for i in range(6)], np.int64)
+    half = 18
+    excess = float(np.percentile(resp[peaks], 30))
+    dropped = sc.drop_common(peaks, resp, centres, half, R, excess=excess)
+    assert np.array_equal(dropped, _drop_common_peak_by_peak(peaks, resp, centres, half, R,
+                                                             excess))
+    assert 0 < dropped.sum() < peaks.sum()

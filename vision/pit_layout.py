@@ -455,10 +455,11 @@ def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0,
     sq = cv2.transform(lab * lab, ones)
     if exact:
         disk, ring = _cavity_kernels(float(r_px), float(half_px))
-        md = cv2.filter2D(lab, -1, disk, borderType=cv2.BORDER_REPLICATE)
-        mr = cv2.filter2D(lab, -1, ring, borderType=cv2.BORDER_REPLICATE)
-        q = cv2.filter2D(sq, -1, ring, borderType=cv2.BORDER_REPLICATE)
-        qd = cv2.filter2D(sq, -1, disk, borderType=cv2.BORDER_REPLICATE)
+        both = np.dstack([lab, sq])  # Lab and Σ Lab²: one filter pass per kernel
+        fd = cv2.filter2D(both, -1, disk, borderType=cv2.BORDER_REPLICATE)
+        fr = cv2.filter2D(both, -1, ring, borderType=cv2.BORDER_REPLICATE)
+        md, mr = np.ascontiguousarray(fd[..., :3]), np.ascontiguousarray(fr[..., :3])
+        q, qd = fr[..., 3], fd[..., 3]
     else:
         hy = int(round(2 * half_px))
         both = np.dstack([lab, sq])  # Lab and Σ Lab²: one box filter pass for the four
@@ -527,7 +528,8 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
         lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
         pit = cavity_response(lab, PIT_R * ppm, exact=exact)
-        pred = cv2.perspectiveTransform(CENTRES_MM[None], np.linalg.inv(to_mm))[0]
+        to_px = np.linalg.inv(to_mm)
+        pred = cv2.perspectiveTransform(CENTRES_MM[None], to_px)[0]
         src, dst = [], []
         for k in range(12):
             q = _peak(pit, pred[k, 0], pred[k, 1], win)
@@ -550,7 +552,7 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         mx = win + int(math.ceil(1.5 * STORE_R * ppm)) + 1
         my = mx + int(math.ceil(STORE_HALF * ppm))
         for k, guess in zip((12, 13) if round_ == rounds - 1 else (), extra, strict=False):
-            gx, gy, _ = np.linalg.inv(to_mm) @ np.array([guess[0], guess[1], 1.0])
+            gx, gy, _ = to_px @ np.array([guess[0], guess[1], 1.0])
             x0, y0 = max(int(gx) - mx, 0), max(int(gy) - my, 0)
             crop = lab[y0:int(gy) + my + 1, x0:int(gx) + mx + 1]
             if min(crop.shape[:2]) < 3:

@@ -207,12 +207,12 @@ def drop_common(peaks: np.ndarray, resp: np.ndarray, centres, half: int,
         ab = b - a
         t = np.clip(((pts - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
         off = (pts - (a + t[:, None] * ab)) * (half / r)
-        inside = np.hypot(off[:, 0], off[:, 1]) <= half
-        for i in np.nonzero(inside)[0]:
-            dx, dy = np.round(off[i] + half).astype(np.int64)
-            v = resp[ys[i], xs[i]]
-            if med[dy, dx] >= fraction * v or v - med[dy, dx] < excess:
-                out[ys[i], xs[i]] = False
+        inside = np.nonzero(np.hypot(off[:, 0], off[:, 1]) <= half)[0]
+        d = np.round(off[inside] + half).astype(np.int64)
+        v = resp[ys[inside], xs[inside]]
+        m = med[d[:, 1], d[:, 0]]
+        drop = inside[(m >= fraction * v) | (v - m < excess)]
+        out[ys[drop], xs[drop]] = False
     return out
 
 
@@ -241,15 +241,17 @@ def merge_saddles(peaks: np.ndarray, resp: np.ndarray, seed_r_px: float,
     d = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
     ii, jj = np.nonzero(np.triu(d <= reach * seed_r_px, 1))
     out = peaks.copy()
+    if not len(ii):
+        return out
     t = np.linspace(0.0, 1.0, 9)[1:-1]
     h, w = resp.shape
-    for i, j in zip(ii, jj, strict=True):
-        seg = pts[i][None, :] + t[:, None] * (pts[j] - pts[i])[None, :]
-        sx = np.clip(np.round(seg[:, 0]).astype(np.int64), 0, w - 1)
-        sy = np.clip(np.round(seg[:, 1]).astype(np.int64), 0, h - 1)
-        if resp[sy, sx].min() >= saddle * min(val[i], val[j]):
-            k = i if val[i] < val[j] else j
-            out[ys[k], xs[k]] = False
+    # seven points between the two peaks of every close pair, (pairs, 7, 2)
+    seg = pts[ii][:, None, :] + t[None, :, None] * (pts[jj] - pts[ii])[:, None, :]
+    sx = np.clip(np.round(seg[..., 0]).astype(np.int64), 0, w - 1)
+    sy = np.clip(np.round(seg[..., 1]).astype(np.int64), 0, h - 1)
+    one = resp[sy, sx].min(1) >= saddle * np.minimum(val[ii], val[jj])
+    k = np.where(val[ii] < val[jj], ii, jj)[one]
+    out[ys[k], xs[k]] = False
     return out
 
 
