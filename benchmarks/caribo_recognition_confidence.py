@@ -2,24 +2,40 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/caribo_recognition_confidence.py DIR [DIR ...]
+    .venv/bin/python benchmarks/caribo_recognition_confidence.py [--cache F.json]
+        [--weights W1,W2,W3,W4,B] [--fit] DIR [DIR ...]
 
 For every photo (``*.jpg`` + ``*.json`` from ``boardcam dataset``) the answer's tiles are
 matched to the truth pieces by pixel centre (within 0.3 tile pitch), the answer's 60°
 turn relative to the truth is the one that makes most tiles agree, and a tile counts as
 right when its code, turned back, equals the truth's. Prints, per confidence bin, the
-mean stated confidence and the observed fraction right (tiles), and the same for whole
-boards (answer ``confidence`` vs. board perfect as in ``boardcam evaluate``).
+mean stated confidence and the observed fraction right (tiles), the tiles' log-loss, and
+the same bins for whole boards (answer ``confidence`` vs. board perfect as in
+``boardcam evaluate``).
+
+The features :func:`vision.caribo_recognition._calibrate_confidences` is given (raw tile
+confidence, the lattice quality, the runner-up's quality) are recorded for every tile, so
+the tables can be recomputed for other weights without reading the photos again:
+
+``--cache F.json``
+    keep the per-tile features and outcomes of each folder in ``F.json`` (a folder
+    already in it is not read again; delete the file after changing the recogniser).
+``--weights W1,W2,W3,W4,B``
+    print the tables for these Platt weights instead of ``CONFIDENCE_WEIGHTS``.
+``--fit``
+    fit the weights (logistic regression, label = tile right) on the tiles of the
+    folders, print them and the tables before (current weights) and after (fitted).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
+from scipy.optimize import minimize
 
 from engines.caribo import Tile
 from vision import caribo_recognition as cr
@@ -53,23 +69,98 @@ def tile_outcomes(answer: dict, truth: dict) -> list[tuple[float, bool]]:
             for t, want in pairs]
 
 
-def main(folders: list[str]) -> None:
-    """Print the reliability tables for the photos in ``folders``."""
-    tiles, boards = [], []
-    for folder in folders:
+def read_folder(folder: str) -> list[dict]:
+    """Per photo: the inputs of the confidence calibration and the outcomes.
+
+    Returns one dict per photo: ``raw`` (tile confidences before calibration),
+    ``quality``, ``runner_up``, ``right`` (per tile, bools) and ``perfect`` (the board);
+    a photo where no board was found has ``raw`` None.
+    """
+    seen: list = []
+    original = cr._calibrate_confidences
+
+    def recording(answer, quality, runner_up):
+        seen.append(([float(t["confidence"]) for t in answer["tiles"]], quality, runner_up))
+        original(answer, quality, runner_up)
+
+    photos = []
+    cr._calibrate_confidences = recording
+    try:
         for photo in sorted(Path(folder).glob("*.jpg")):
             truth = json.loads(photo.with_suffix(".json").read_text())
+            seen.clear()
             try:
                 answer = cr.recognize(cv2.imread(str(photo)))
             except NothingFound:
-                boards.append((0.0, False))
+                photos.append({"photo": photo.name, "raw": None, "perfect": False})
                 continue
-            tiles += tile_outcomes(answer, truth)
-            perfect = compare_states("caribo", truth["state"], answer).perfect
-            boards.append((answer["confidence"], perfect))
+            raw, quality, runner_up = seen[-1]
+            photos.append({
+                "photo": photo.name, "raw": raw, "quality": float(quality),
+                "runner_up": float(runner_up),
+                "right": [r for _, r in tile_outcomes(answer, truth)],
+                "perfect": compare_states("caribo", truth["state"], answer).perfect,
+            })
+    finally:
+        cr._calibrate_confidences = original
+    return photos
+
+
+def design(photos: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """Stack the feature rows ``(N, 4)`` and the labels ``(N,)`` of all tiles."""
+    xs, ys = [np.zeros((0, 4))], [np.zeros(0)]
+    for p in photos:
+        if p["raw"]:
+            xs.append(cr._calibration_features(p["raw"], p["quality"], p["runner_up"]))
+            ys.append(np.array(p["right"], float))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def calibrated(photo: dict, weights) -> list[float]:
+    """Tile confidences of ``photo`` with ``weights``, via the recogniser's own code."""
+    saved = cr.CONFIDENCE_WEIGHTS
+    cr.CONFIDENCE_WEIGHTS = tuple(weights)
+    try:
+        ans = {"tiles": [{"confidence": c, "tile": "", "row": 0, "col": 0}
+                         for c in photo["raw"]]}
+        cr._calibrate_confidences(ans, photo["quality"], photo["runner_up"])
+    finally:
+        cr.CONFIDENCE_WEIGHTS = saved
+    return [t["confidence"] for t in ans["tiles"]]
+
+
+def fit(photos: list[dict], l2: float = 1e-3) -> tuple[float, ...]:
+    """Logistic regression of tile right on the calibration features (tiny L2 on weights)."""
+    X, y = design(photos)
+    Xb = np.column_stack([X, np.ones(len(X))])
+
+    def loss(w):
+        z = Xb @ w
+        ll = np.logaddexp(0.0, z) - y * z
+        g = Xb.T @ (1 / (1 + np.exp(-z)) - y)
+        return ll.sum() + l2 * w[:4] @ w[:4], g + np.r_[2 * l2 * w[:4], 0.0]
+
+    res = minimize(loss, np.asarray(cr.CONFIDENCE_WEIGHTS, float), jac=True, method="BFGS")
+    return tuple(round(float(v), 4) for v in res.x)
+
+
+def report(photos: list[dict], weights, title: str) -> None:
+    """Print the tile and board reliability tables and the tile log-loss."""
+    tiles, boards = [], []
+    for p in photos:
+        if not p["raw"]:
+            boards.append((0.0, False))
+            continue
+        conf = calibrated(p, weights)
+        tiles += list(zip(conf, p["right"], strict=True))
+        boards.append((float(np.prod(conf)), p["perfect"]))
+    print(f"== {title}  weights {tuple(weights)}")
     for name, rows in (("tiles", tiles), ("boards", boards)):
         arr = np.array(rows, float).reshape(-1, 2)
-        print(f"{name}: n={len(arr)}")
+        c = np.clip(arr[:, 0], 1e-4, 1 - 1e-4)
+        ll = -np.mean(arr[:, 1] * np.log(c) + (1 - arr[:, 1]) * np.log(1 - c))
+        print(f"{name}: n={len(arr)}  right {arr[:, 1].mean():.3f}  log-loss {ll:.4f}  "
+              f"brier {np.mean((arr[:, 0] - arr[:, 1]) ** 2):.4f}")
         for lo, hi in BINS:
             m = (arr[:, 0] >= lo) & (arr[:, 0] < hi)
             if m.any():
@@ -77,7 +168,30 @@ def main(folders: list[str]) -> None:
                       f"stated {arr[m, 0].mean():.3f}  observed {arr[m, 1].mean():.3f}")
 
 
+def main(argv: list[str] | None = None) -> None:
+    """Command line: see the module docstring."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--cache", type=Path)
+    ap.add_argument("--weights", type=lambda s: tuple(float(v) for v in s.split(",")))
+    ap.add_argument("--fit", action="store_true")
+    args = ap.parse_args(argv)
+    cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
+    photos = []
+    for folder in args.folders:
+        key = str(Path(folder).resolve())
+        if key not in cache:
+            cache[key] = read_folder(folder)
+            if args.cache:
+                args.cache.write_text(json.dumps(cache))
+        photos += cache[key]
+    current = args.weights or cr.CONFIDENCE_WEIGHTS
+    report(photos, current, "current" if args.weights is None else "given")
+    if args.fit:
+        fitted = fit(photos)
+        report(photos, fitted, "fitted")
+        print("CONFIDENCE_WEIGHTS = (" + ", ".join(f"{v:g}" for v in fitted) + ")")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    main(sys.argv[1:])
+    main()

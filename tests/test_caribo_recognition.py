@@ -282,3 +282,42 @@ def test_other_games_photos_have_no_caribo_tiles(cli, name):
     res = cli("recognize", "--game", "caribo", str(path))
     assert res.code == 1
     assert res.json()["error"] == "no CARIBO tiles found"
+
+
+# ----------------------------------------------------------------------------- confidences
+def test_calibration_features_match_their_definition():
+    """Rows: raw log-odds (clipped), lead per tile (clipped to -1..2), quality per tile,
+    log of the number of tiles."""
+    X = cr._calibration_features([0.5, 0.9, 1.0], quality=2.4, runner_up=-30.0)
+    assert X.shape == (3, 4)
+    assert X[0, 0] == pytest.approx(0.0) and X[1, 0] == pytest.approx(math.log(9))
+    assert X[2, 0] == pytest.approx(math.log((1 - 1e-4) / 1e-4))
+    assert np.allclose(X[:, 1], 2.0) and np.allclose(X[:, 2], 0.8)
+    assert np.allclose(X[:, 3], math.log(3))
+    assert cr._calibration_features([], 0.0, -5.0).shape == (0, 4)
+
+
+def test_calibrated_confidences_order_flag_and_multiply():
+    """The calibrated confidence rises with the raw one and with the lattice's lead over
+    the runner-up reading; tiles below :data:`UNSURE` are warned of; the board's
+    confidence is the product of its tiles'."""
+    raws = [0.2, 0.6, 0.9, 0.99, 0.9999] * 2
+
+    def calibrate(quality, runner_up):
+        answer = {"tiles": [{"tile": "12WB", "row": i, "col": 0, "confidence": c}
+                            for i, c in enumerate(raws)]}
+        cr._calibrate_confidences(answer, quality, runner_up)
+        return answer
+
+    clear = calibrate(quality=9.0, runner_up=-5.0)
+    close = calibrate(quality=9.0, runner_up=8.0)
+    conf = [t["confidence"] for t in clear["tiles"][:5]]
+    assert conf == sorted(conf) and conf[0] < conf[-1]
+    assert all(a["confidence"] >= b["confidence"]
+               for a, b in zip(clear["tiles"], close["tiles"], strict=True))
+    assert clear["confidence"] > close["confidence"]
+    for answer in (clear, close):
+        unsure = [t for t in answer["tiles"] if t["confidence"] < cr.UNSURE]
+        assert len(answer["warnings"]) == len(unsure)
+        assert answer["confidence"] == pytest.approx(
+            np.prod([t["confidence"] for t in answer["tiles"]]), abs=1e-4)

@@ -490,11 +490,19 @@ def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, expo
     return (*again, (Hn, edges, ridges, pitch)) if again[2] > quality else best
 
 
-CONFIDENCE_WEIGHTS = (0.2466, 1.932, 3.5292, 1.7964, -7.8605)
-"""Platt weights of :func:`_calibrate_confidences` (then the bias): fitted on the tiles
-of 120 dev photos (seeds 2000-2003), checked on 60 others (2004/2005): log-loss of the
-tile confidences 0.92 → 0.29; tiles stated ≥ 0.99 were right 92.7 % before, 100 % after
-(138 tiles), stated 0.9-0.99 57 % before, 98 % after."""
+CONFIDENCE_WEIGHTS = (0.2847, 1.6, 6.764, 1.0434, -8.6421)
+"""Platt weights of :func:`_calibrate_confidences` (the four features of
+:func:`_calibration_features`, then the bias). Refitted after the tile reader changed
+(edge-match occupancy, hue-weighted colours, refitted runner-up) on the 2048 tiles of the
+dev photos seeds 3100 (60 normal) and 3101 (47 hard); reproduce with
+``benchmarks/caribo_recognition_confidence.py --cache F.json --fit /tmp/cr_3100
+/tmp/cr_3101`` (sets from ``boardcam dataset --game caribo``). Held out, seeds 3102 (40
+normal) + 3103 (20 hard), 1137 tiles, old weights → these: tile log-loss 0.0989 → 0.0904,
+Brier 0.0261 → 0.0246; stated 0.5-0.8 right 57 % (mean stated 0.68) → 66 % (0.68),
+stated 0.8-0.9 right 75 % (0.85) → 89 % (0.86), 0.9-0.99 98.5 % (0.97) → 99.1 % (0.97),
+stated ≥ 0.99 right 100 % (463 → 544 tiles); below 0.5 now underconfident (stated 0.16,
+right 29 %); board log-loss 0.360 → 0.232. Known left: on dev 3100 the 22 tiles stated
+0.8-0.9 are right 36 % (confident tiles on a wrong lattice)."""
 
 
 def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> None:
@@ -508,13 +516,10 @@ def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> No
     confidence (the product) are recomputed.
     """
     tiles = answer["tiles"]
-    n = max(len(tiles), 1)
     w = np.asarray(CONFIDENCE_WEIGHTS)
-    lead = float(np.clip((quality - runner_up) / n, -1.0, 2.0))
+    X = _calibration_features([t["confidence"] for t in tiles], quality, runner_up)
     warnings = []
-    for t in tiles:
-        c = min(max(float(t["confidence"]), 1e-4), 1 - 1e-4)
-        x = np.array([math.log(c / (1 - c)), lead, quality / n, math.log(n)])
+    for t, x in zip(tiles, X, strict=True):
         p = 1.0 / (1.0 + math.exp(-float(x @ w[:-1] + w[-1])))
         t["confidence"] = round(p, 4)
         if p < UNSURE:
@@ -522,6 +527,20 @@ def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> No
                             f"(p={p:.2f})")
     answer["confidence"] = round(float(np.prod([t["confidence"] for t in tiles])), 4)
     answer["warnings"] = warnings
+
+
+def _calibration_features(raw, quality: float, runner_up: float) -> np.ndarray:
+    """Feature rows of :func:`_calibrate_confidences`, shape ``(n_tiles, 4)``.
+
+    Per tile: the raw confidence's log-odds (confidence clipped to 1e-4..1-1e-4), the
+    lattice's lead over the runner-up reading per tile (clipped to -1..2), the quality per
+    tile and the log of the number of tiles.
+    """
+    n = max(len(raw), 1)
+    lead = float(np.clip((quality - runner_up) / n, -1.0, 2.0))
+    c = np.clip(np.asarray(raw, float).reshape(-1), 1e-4, 1 - 1e-4)
+    return np.column_stack([np.log(c / (1 - c)), np.full(len(c), lead),
+                            np.full(len(c), quality / n), np.full(len(c), math.log(n))])
 
 
 def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, exposure=None):
