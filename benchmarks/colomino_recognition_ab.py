@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import cv2
-import numpy as np
+from ab_timing import compare, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,52 +52,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from vision import colomino_recognition as new
-    from vision.recognize import NothingFound
 
-    cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         base = load_base(args.base, Path(tmp))
-
-        def run(mod, image):
-            t0 = time.process_time()
-            try:
-                answer = mod.recognize(image)
-            except NothingFound:
-                answer = None
-            return time.process_time() - t0, answer
-
-        rows, differ = [], []
-        for folder in args.folders:
-            photos = sorted(p for p in Path(folder).glob("*.jpg")
-                            if "colomino" in p.name)[: args.limit]
-            for path in photos:
-                data = np.frombuffer(path.read_bytes(), np.uint8)
-                image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-                _, a = run(base, image)
-                _, b = run(new, image)
-                if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
-                    differ.append(str(path))
-                tb = tn = td = float("inf")
-                for _ in range(3):
-                    tb = min(tb, run(base, image)[0])
-                    tn = min(tn, run(new, image)[0])
-                    t0 = time.process_time()
-                    cv2.imdecode(data, cv2.IMREAD_COLOR)
-                    td = min(td, time.process_time() - t0)
-                rows.append((tb, tn, td))
-    if not rows:
-        print("no photos")
-        return 1
-    tb, tn = [r[0] for r in rows], [r[1] for r in rows]
-    print(f"photos {len(rows)}: median CPU base {statistics.median(tb) * 1000:.1f} ms, "
-          f"new {statistics.median(tn) * 1000:.1f} ms; median ratio to decode base "
-          f"{statistics.median([r[0] / r[2] for r in rows]):.2f}, new "
-          f"{statistics.median([r[1] / r[2] for r in rows]):.2f}; total base/new "
-          f"{sum(tb) / sum(tn):.2f}x")
-    print(f"answers differing: {len(differ)}")
-    for p in differ:
-        print(f"  {p}")
-    return 0
+        photos = [path for folder in args.folders
+                  for path in sorted(p for p in Path(folder).glob("*.jpg")
+                                          if "colomino" in p.name)[: args.limit]]
+        rows, differ = compare(base, new, photos, runs=3)
+    return report(rows, differ)
 
 
 if __name__ == "__main__":

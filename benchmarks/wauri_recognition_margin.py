@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def main(argv=None) -> int:
     import numpy as np
+    from wauri_tracking import play_turn
 
     from engines.wauri import WauriState
     from vision import pit_layout as pl
@@ -55,12 +56,7 @@ def main(argv=None) -> int:
         if state.is_over():
             continue
         before = state.position()
-        side = state.current_player()
-        pits = []
-        while not state.is_over() and state.current_player() == side:
-            move = rng.choice(list(state.legal_moves()))
-            state.push(move)
-            pits.append(move.pit)
+        pits = play_turn(state, rng)
         counts = np.array(wr.state_counts(state.position()))
         rate = float(np.exp(nrng.normal(0.0, args.rate_sd)))
         mean, sigma = sc.visible_mean_sigma(counts, np.array(wr.STORES), rate)

@@ -1,0 +1,67 @@
+"""Interleaved A/B timing of two recognisers in one process, shared by the
+``*_recognition_ab.py`` benchmarks.
+
+For every photo the base and the new recogniser answer once (answers compared as JSON),
+then run interleaved ``runs`` times each (smallest CPU time, ``process_time``), so the load
+of a shared machine falls on both alike; the JPEG decode of the same bytes is timed too.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+def compare(base, new, photos: list[Path], runs: int = 3):
+    """``(rows, differ)``: per photo ``(base s, new s, decode s)`` CPU times, and the
+    photos whose answers differ. ``base``/``new`` are recogniser modules."""
+    from vision.recognize import NothingFound
+
+    def run(mod, image):
+        t0 = time.process_time()
+        try:
+            answer = mod.recognize(image)
+        except NothingFound:
+            answer = None
+        return time.process_time() - t0, answer
+
+    cv2.setNumThreads(1)
+    rows, differ = [], []
+    for path in photos:
+        data = np.frombuffer(path.read_bytes(), np.uint8)
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        _, a = run(base, image)
+        _, b = run(new, image)
+        if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
+            differ.append(str(path))
+        tb = tn = td = float("inf")
+        for _ in range(runs):
+            tb = min(tb, run(base, image)[0])
+            tn = min(tn, run(new, image)[0])
+            t0 = time.process_time()
+            cv2.imdecode(data, cv2.IMREAD_COLOR)
+            td = min(td, time.process_time() - t0)
+        rows.append((tb, tn, td))
+    return rows, differ
+
+
+def report(rows, differ) -> int:
+    """Print the medians, ratios and differing photos; exit status for ``main``."""
+    if not rows:
+        print("no photos")
+        return 1
+    tb, tn = [r[0] for r in rows], [r[1] for r in rows]
+    print(f"photos {len(rows)}: median CPU base {statistics.median(tb) * 1000:.1f} ms, "
+          f"new {statistics.median(tn) * 1000:.1f} ms; median ratio to decode base "
+          f"{statistics.median([r[0] / r[2] for r in rows]):.2f}, new "
+          f"{statistics.median([r[1] / r[2] for r in rows]):.2f}; total base/new "
+          f"{sum(tb) / sum(tn):.2f}x")
+    print(f"answers differing: {len(differ)}")
+    for p in differ:
+        print(f"  {p}")
+    return 0
