@@ -239,3 +239,24 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(cr, "CONTENDER_MARGIN", -np.inf)  # refit the best reading only
     alone, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, alone).piece_errors > 0
+
+
+SURPLUS_FIGURE = ("e0,0,0,56BS,0,0,0,0 - 0,61GW,23SW,S,12GS,45GY,45YR,61BR - e0,61WY,45YS,34RS,"
+                  "56SG,61YG,45GR,0 - 0,12YB,23RY,0,56RG,23BG,0,0 - e34SB,56BY,0,0,45WG,0,0,0")
+
+
+def test_a_lattice_seeing_more_tiles_than_the_set_has_loses(cli, tmp_path, monkeypatch):
+    """A normal photo (fresh seed 313131, photo 26: 21 tiles) where a wrong lattice saw
+    more occupied cells than the 36 tiles of the set; its 36 assigned tiles outscored
+    the true lattice's 21. Charging the cells left without a tile reads it exactly."""
+    photo = tmp_path / "surplus.jpg"
+    assert cli("render", "--game", "caribo", SURPLUS_FIGURE, str(photo), "--seed",
+               "71673383277161", "--difficulty", "normal").code == 0
+    image = cv2.imread(str(photo))
+    truth = {"notation": SURPLUS_FIGURE}
+    answer, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", truth, answer).perfect
+    monkeypatch.setattr(cr, "SURPLUS_WEIGHT", 0.0)
+    uncharged, _ = cr.recognize_with_colours(image)
+    assert len(uncharged["tiles"]) == 36
+    assert compare_states("caribo", truth, uncharged).piece_errors > 20
