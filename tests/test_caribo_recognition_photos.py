@@ -260,3 +260,20 @@ def test_a_lattice_seeing_more_tiles_than_the_set_has_loses(cli, tmp_path, monke
     uncharged, _ = cr.recognize_with_colours(image)
     assert len(uncharged["tiles"]) == 36
     assert compare_states("caribo", truth, uncharged).piece_errors > 20
+
+
+WAURI_POSITION = ('{"game": "wauri", "south": [0, 0, 1, 5, 1, 8], "north": [0, 0, 0, 5, 2, 0], '
+                  '"stores": {"south": 15, "north": 11}, "to_move": "north"}')
+
+
+def test_a_wauri_board_gives_no_tiles_not_invented_ones(cli, tmp_path, monkeypatch):
+    """A Wauri photo (fresh seed 313131, photo 0) on which the CARIBO reader found seven
+    'tiles', every one below 0.0001 confidence: the answer is "no tiles found"."""
+    photo = tmp_path / "wauri.jpg"
+    assert cli("render", "--game", "wauri", WAURI_POSITION, str(photo), "--seed",
+               "247001640515614", "--difficulty", "normal").code == 0
+    result = cli("recognize", "--game", "caribo", str(photo))
+    assert result.code == 1 and "no CARIBO tiles found" in result.json()["error"]
+    monkeypatch.setattr(cr, "MIN_TILE_CONFIDENCE", 0.0)
+    invented = cr.recognize(cv2.imread(str(photo)))
+    assert invented["tiles"] and max(t["confidence"] for t in invented["tiles"]) < 0.01
