@@ -174,6 +174,14 @@ on 60 other dev photos (seeds 2004/2005), taking the larger of the two log-odds 
 wrongly classified cells from 38 to 30 (photos with any: 20 to 15 of 37)."""
 
 
+def _neighbour_table(cells: np.ndarray) -> np.ndarray:
+    """``(N, 6)`` int: the index in ``cells (N, 2)`` (axial) of each cell's neighbour in
+    direction k of :data:`AXIAL_DIRECTIONS`, or -1 where that neighbour is not a cell."""
+    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
+    return np.array([[index.get((int(q) + dq, int(r) + dr), -1) for dq, dr in AXIAL_DIRECTIONS]
+                     for q, r in cells], np.int64).reshape(-1, 6)
+
+
 def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
     """Occupancy log-odds ``(N,)`` revised by the six lattice neighbours of each cell.
 
@@ -184,13 +192,8 @@ def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
     log-odds, and two products of the own log-odds with the neighbour count.
     """
     z = np.clip(logit, -8.0, 8.0)
-    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
-    nb = np.full((len(cells), 6), -8.0)
-    for i, (q, r) in enumerate(cells):
-        for k, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
-            j = index.get((int(q) + dq, int(r) + dr))
-            if j is not None:
-                nb[i, k] = z[j]
+    table = _neighbour_table(cells)
+    nb = np.where(table >= 0, z[table], -8.0)
     n_occ = (nb > 0).sum(axis=1)
     srt = np.sort(nb, axis=1)
     x = np.column_stack([z, n_occ, srt[:, -1], srt[:, -3], z * n_occ / 6, (n_occ >= 2) * z])
@@ -223,12 +226,12 @@ def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.nda
     wooden table next to white segments), so only clashes count there.
     """
     post = np.exp(seg_ll)
-    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
+    table = _neighbour_table(cells)
     ev = np.zeros(len(cells))
-    for i, (q, r) in enumerate(cells):
-        for e, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
-            j = index.get((int(q) + dq, int(r) + dr))
-            if j is None or not occupied[j]:
+    for i in range(len(cells)):
+        for e in range(6):
+            j = table[i, e]
+            if j < 0 or not occupied[j]:
                 continue
             m = float(post[i, e] @ post[j, (e + 3) % 6])
             v = math.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
@@ -251,9 +254,7 @@ def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray
     two), else it is dropped (a prop or table pattern read as tiles). A group touching a
     cell outside the photo is kept: it may join the figure beyond the border.
     """
-    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
-    nbrs = [[index[(int(q) + dq, int(r) + dr)] for dq, dr in AXIAL_DIRECTIONS
-             if (int(q) + dq, int(r) + dr) in index] for q, r in cells]
+    nbrs = [[int(j) for j in row if j >= 0] for row in _neighbour_table(cells)]
     occ = occupied.copy()
     z = np.clip(logit, -8.0, 8.0)
     groups, seen = [], set()
@@ -332,12 +333,12 @@ def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     # (N, 216): sum over segments of the log-likelihood of that rotation's colours
     rot_ll = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2)
     # soft neighbour-matching prior (a laid figure usually matches; never forced)
-    index = {tuple(c): i for i, c in enumerate(cells)}
+    table = _neighbour_table(cells)
     marg = np.exp(seg_ll)  # (N, 6, 6) segment colour posteriors
-    for i, (q, r) in enumerate(cells):
-        for e, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
-            j = index.get((q + dq, r + dr))
-            if j is None:
+    for i in range(n):
+        for e in range(6):
+            j = table[i, e]
+            if j < 0:
                 continue
             other = marg[j, (e + 3) % 6]  # colour posterior of the facing segment
             rot_ll[i] += prior_bonus * np.log(0.5 * other[ROT_SEGS[:, e]] + 0.5 / 6 + 1e-9)
@@ -345,10 +346,8 @@ def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     per_id = rot_ll.reshape(n, 36, 6)
     best_pos = per_id.argmax(axis=2)
     id_ll = per_id.max(axis=2)
-    if n <= 36:
-        rows, cols = linear_sum_assignment(-id_ll)
-    else:  # more cells than tiles: keep the 36 best-explained
-        rows, cols = linear_sum_assignment(-id_ll)
+    # with more cells than tiles, the 36 best-explained cells get one
+    rows, cols = linear_sum_assignment(-id_ll)
     choice = np.full(n, -1)
     choice[rows] = cols * 6 + best_pos[rows, cols]
     # confidence: posterior of the chosen rotation among all rotations of the cell
