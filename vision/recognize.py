@@ -9,7 +9,7 @@ in SPEC.md: the board state plus ``"confidence"`` and ``"warnings"``.
 from __future__ import annotations
 
 import importlib
-import math
+import json
 
 import numpy as np
 
@@ -44,19 +44,11 @@ def recognize(game: str, image: np.ndarray, *, previous=None, calibration=None) 
         image, previous=previous, calibration=calibration))
 
 
-def _all_finite(value) -> bool:
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_all_finite(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return all(_all_finite(v) for v in value)
-    return True
-
-
 def checked_answer(game: str, answer: dict) -> dict:
     """``answer`` unchanged, or :class:`NothingFound` when any number in it is NaN or
     infinite: a reading that lost its numbers is not a reading (and NaN is not JSON)."""
-    if not _all_finite(answer):
-        raise NothingFound(f"no {game} board could be read reliably from this photo")
+    try:
+        json.dumps(answer, allow_nan=False)
+    except ValueError:
+        raise NothingFound(f"no {game} board could be read reliably from this photo") from None
     return answer
