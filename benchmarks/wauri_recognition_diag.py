@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     import numpy as np
 
     from vision import wauri_recognition as wr
+    from vision.evaluation import find_photos
     from vision.recognize import NothingFound
 
     ap = argparse.ArgumentParser()
@@ -39,9 +40,8 @@ def main(argv=None) -> int:
     photos = found = fit_ok = 0
     exact = total = 0
     out = open(args.dump, "w") if args.dump else None  # noqa: SIM115
-    for jf in sorted(root.glob("*_[0-9]*.json")):
-        truth = json.loads(jf.read_text())
-        img = cv2.imread(str(root / truth["image"]))
+    for path, truth in find_photos(root, "wauri"):
+        img = cv2.imread(str(path))
         photos += 1
         try:
             reading = wr.read_board(img)

@@ -15,7 +15,6 @@ Usage::
 from __future__ import annotations
 
 import collections
-import json
 import sys
 from pathlib import Path
 
@@ -27,15 +26,15 @@ def main(argv=None) -> int:
     import cv2
 
     from vision import wauri_recognition as wr
+    from vision.evaluation import find_photos
     from vision.recognize import NothingFound
 
     argv = sys.argv[1:] if argv is None else argv
     root = Path(argv[0])
     stats = collections.defaultdict(lambda: [0, 0, 0])  # bucket -> [n, exact, sum err]
     photos = boards = perfect = abs_err = seeds = 0
-    for jf in sorted(root.glob("*_[0-9]*.json")):
-        truth = json.loads(jf.read_text())
-        img = cv2.imread(str(root / truth["image"]))
+    for path, truth in find_photos(root, "wauri"):
+        img = cv2.imread(str(path))
         photos += 1
         try:
             ans = wr.recognize(img)
