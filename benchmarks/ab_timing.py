@@ -1,6 +1,9 @@
 """Interleaved A/B timing of two recognisers in one process, shared by the
 ``*_recognition_ab.py`` benchmarks.
 
+:func:`load_revision` imports a recogniser as it was at a git revision, beside the working
+tree's (its own ``vision`` helper modules from that revision too, under other names).
+
 For every photo the base and the new recogniser answer once (answers compared as JSON),
 then run interleaved ``runs`` times each (smallest CPU time, ``process_time``), so the load
 of a shared machine falls on both alike; the JPEG decode of the same bytes is timed too.
@@ -8,13 +11,41 @@ of a shared machine falls on both alike; the JPEG decode of the same bytes is ti
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_revision(rev: str, tmp: Path, module: str, helpers: list[str]):
+    """Import ``vision/<module>.py`` of git revision ``rev`` with its ``helpers`` (names of
+    ``vision`` modules it imports) from the same revision, written into ``tmp`` as
+    ``ab_base_<name>.py``; the rest of ``vision`` and ``engines`` is the working tree's."""
+    def show(name: str) -> str:
+        src = subprocess.run(["git", "show", f"{rev}:vision/{name}.py"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout
+        for h in helpers:
+            src = src.replace(f"from vision.{h} import", f"from ab_base_{h} import").replace(
+                f"from vision import {h} as", f"import ab_base_{h} as")
+        return src
+
+    for name in [*helpers, module]:
+        (tmp / f"ab_base_{name}.py").write_text(show(name))
+    sys.path.insert(0, str(tmp))
+    alias = f"ab_base_{module}"
+    spec = importlib.util.spec_from_file_location(alias, tmp / f"{alias}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def compare(base, new, photos: list[Path], runs: int = 3):

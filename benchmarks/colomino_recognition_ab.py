@@ -15,33 +15,13 @@ layout, confidences, centres, or found / not found).
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from ab_timing import compare, report
+from ab_timing import compare, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_base(rev: str, tmp: Path):
-    """Import the colomino recogniser of git revision ``rev`` (with its square_grid)."""
-    def show(path: str) -> str:
-        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
-
-    (tmp / "ab_base_square_grid.py").write_text(show("vision/square_grid.py"))
-    src = show("vision/colomino_recognition.py").replace(
-        "from vision.square_grid import", "from ab_base_square_grid import")
-    (tmp / "ab_base_colomino.py").write_text(src)
-    sys.path.insert(0, str(tmp))
-    spec = importlib.util.spec_from_file_location("ab_base_colomino",
-                                                  tmp / "ab_base_colomino.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main(argv=None) -> int:
@@ -54,7 +34,8 @@ def main(argv=None) -> int:
     from vision import colomino_recognition as new
 
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_base(args.base, Path(tmp))
+        base = load_revision(args.base, Path(tmp), "colomino_recognition",
+                             ["square_grid"])
         photos = [path for folder in args.folders
                   for path in sorted(p for p in Path(folder).glob("*.jpg")
                                           if "colomino" in p.name)[: args.limit]]

@@ -17,36 +17,13 @@ layout, confidences, centres, or found / not found).
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from ab_timing import compare, report
+from ab_timing import compare, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_base(rev: str, tmp: Path):
-    """Import the Wauri recogniser of git revision ``rev`` (with its pit layout and seed
-    counter)."""
-    def show(path: str) -> str:
-        return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
-
-    (tmp / "ab_base_pit_layout.py").write_text(show("vision/pit_layout.py"))
-    (tmp / "ab_base_seed_counting.py").write_text(show("vision/seed_counting.py"))
-    src = show("vision/wauri_recognition.py").replace(
-        "from vision import pit_layout as pl", "import ab_base_pit_layout as pl").replace(
-        "from vision import seed_counting as sc", "import ab_base_seed_counting as sc")
-    (tmp / "ab_base_wauri.py").write_text(src)
-    sys.path.insert(0, str(tmp))
-    spec = importlib.util.spec_from_file_location("ab_base_wauri", tmp / "ab_base_wauri.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["ab_base_wauri"] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main(argv=None) -> int:
@@ -60,7 +37,8 @@ def main(argv=None) -> int:
     from vision import wauri_recognition as new
 
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_base(args.base, Path(tmp))
+        base = load_revision(args.base, Path(tmp), "wauri_recognition",
+                             ["pit_layout", "seed_counting"])
         photos = [path for folder in args.folders
                   for path in sorted(Path(folder).glob("*.jpg"))[: args.limit]]
         rows, differ = compare(base, new, photos, runs=args.runs)
