@@ -119,6 +119,14 @@ def test_calibration_fixes_a_lamp_photo(cli, tmp_path):
     assert without.perfect
 
 
+def _render_photo(cli, path, game: str, state: str, seed: str, difficulty: str) -> np.ndarray:
+    """The simulator photo of ``state`` rendered with ``seed`` (a dataset photo's own seed,
+    :func:`vision.simulator.dataset.photo_seed`, gives that very photo), read back as BGR."""
+    assert cli("render", "--game", game, state, str(path), "--seed", seed,
+               "--difficulty", difficulty).code == 0
+    return cv2.imread(str(path))
+
+
 DRIFT_FIGURE = ("0,45WY,45YR,45RG,45GB - e0,61YS,61RS,45SG,0 - 0,0,S,34WS,0 - e23BG,12SB,56SW,"
                 "34YW,0 - 61GW,45WB,56BW,0,0")
 
@@ -127,10 +135,8 @@ def test_repeated_tile_refit_follows_perspective(cli, tmp_path, monkeypatch):
     """A hard photo (dev set seed 2600, photo 23: 16 tiles under strong perspective)
     whose lattice regrown from the seed drifts off the far tiles: one refit on the tiles
     read leaves 3 tiles wrong, repeated refit-and-reread rounds read it exactly."""
-    photo = tmp_path / "drift.jpg"
-    assert cli("render", "--game", "caribo", DRIFT_FIGURE, str(photo), "--seed",
-               "35695417913985", "--difficulty", "hard").code == 0
-    image = cv2.imread(str(photo))
+    image = _render_photo(cli, tmp_path / "drift.jpg", "caribo", DRIFT_FIGURE, "35695417913985",
+                          "hard")
     truth = {"notation": DRIFT_FIGURE}
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
@@ -229,10 +235,8 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
     right as found: the best reading before refitting (15 tiles) stays wrong, the
     runner-up (quality 0.2 lower, 21 tiles) is refitted onto every tile and read
     exactly."""
-    photo = tmp_path / "runner_up.jpg"
-    assert cli("render", "--game", "caribo", CONTENDER_FIGURE, str(photo), "--seed",
-               "123724560910104", "--difficulty", "hard").code == 0
-    image = cv2.imread(str(photo))
+    image = _render_photo(cli, tmp_path / "runner_up.jpg", "caribo", CONTENDER_FIGURE,
+                          "123724560910104", "hard")
     truth = {"notation": CONTENDER_FIGURE}
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
@@ -249,10 +253,8 @@ def test_a_lattice_seeing_more_tiles_than_the_set_has_loses(cli, tmp_path, monke
     """A normal photo (fresh seed 313131, photo 26: 21 tiles) where a wrong lattice saw
     more occupied cells than the 36 tiles of the set; its 36 assigned tiles outscored
     the true lattice's 21. Charging the cells left without a tile reads it exactly."""
-    photo = tmp_path / "surplus.jpg"
-    assert cli("render", "--game", "caribo", SURPLUS_FIGURE, str(photo), "--seed",
-               "71673383277161", "--difficulty", "normal").code == 0
-    image = cv2.imread(str(photo))
+    image = _render_photo(cli, tmp_path / "surplus.jpg", "caribo", SURPLUS_FIGURE, "71673383277161",
+                          "normal")
     truth = {"notation": SURPLUS_FIGURE}
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
@@ -270,10 +272,9 @@ def test_a_wauri_board_gives_no_tiles_not_invented_ones(cli, tmp_path, monkeypat
     """A Wauri photo (fresh seed 313131, photo 0) on which the CARIBO reader found seven
     'tiles', every one below 0.0001 confidence: the answer is "no tiles found"."""
     photo = tmp_path / "wauri.jpg"
-    assert cli("render", "--game", "wauri", WAURI_POSITION, str(photo), "--seed",
-               "247001640515614", "--difficulty", "normal").code == 0
+    image = _render_photo(cli, photo, "wauri", WAURI_POSITION, "247001640515614", "normal")
     result = cli("recognize", "--game", "caribo", str(photo))
     assert result.code == 1 and "no CARIBO tiles found" in result.json()["error"]
     monkeypatch.setattr(cr, "MIN_TILE_CONFIDENCE", 0.0)
-    invented = cr.recognize(cv2.imread(str(photo)))
+    invented = cr.recognize(image)
     assert invented["tiles"] and max(t["confidence"] for t in invented["tiles"]) < 0.01
