@@ -87,11 +87,6 @@ def _detection_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     return small, s
 
 
-def _paint_mask(lab: np.ndarray) -> np.ndarray:
-    """Boolean ``(H, W)``: pixels unlike the table colours seen along the image border."""
-    return _table_distance(lab) > PAINT_DISTANCE
-
-
 PAINT_DISTANCE = 16.0
 """Distance (ΔE, lightness weighted 0.6) from every table colour above which a pixel is
 *paint*."""
