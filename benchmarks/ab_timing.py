@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def load_revision(rev: str, tmp: Path, module: str, helpers: list[str]):
     """Import ``vision/<module>.py`` of git revision ``rev`` with its ``helpers`` (names of
     ``vision`` modules it imports) from the same revision, written into ``tmp`` as
-    ``ab_base_<name>.py``; the rest of ``vision`` and ``engines`` is the working tree's."""
+    ``ab_base_<name>.py`` (helpers that do not exist at ``rev`` are left out); the rest of
+    ``vision`` and ``engines`` is the working tree's."""
     def show(name: str) -> str:
         src = subprocess.run(["git", "show", f"{rev}:vision/{name}.py"], cwd=ROOT, check=True,
                              capture_output=True, text=True).stdout
@@ -37,6 +38,11 @@ def load_revision(rev: str, tmp: Path, module: str, helpers: list[str]):
                 f"from vision import {h} as", f"import ab_base_{h} as")
         return src
 
+    def exists(name: str) -> bool:
+        return subprocess.run(["git", "cat-file", "-e", f"{rev}:vision/{name}.py"], cwd=ROOT,
+                              capture_output=True).returncode == 0
+
+    helpers = [h for h in helpers if exists(h)]  # a helper split out after ``rev``
     for name in [*helpers, module]:
         (tmp / f"ab_base_{name}.py").write_text(show(name))
     sys.path.insert(0, str(tmp))

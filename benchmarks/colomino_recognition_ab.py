@@ -3,7 +3,8 @@ working tree, photo by photo, in one process.
 
 Usage: ``python benchmarks/colomino_recognition_ab.py DIR [DIR ...] --base REV
 [--limit N]`` (DIRs hold photos, e.g. simulator datasets or ``sample_images``). The
-base revision's ``vision/colomino_recognition.py`` and ``vision/square_grid.py`` are read
+base revision's ``vision/colomino_recognition.py``, ``vision/colomino_field.py`` and
+``vision/square_grid.py`` are read
 with ``git show`` and imported under other names (the rest of ``vision`` and ``engines``
 is the working tree's). For every photo the two recognisers run interleaved (smallest
 CPU time of three runs each, ``process_time``, one OpenCV thread), so the load of a
@@ -35,7 +36,7 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "colomino_recognition",
-                             ["square_grid"])
+                             ["square_grid", "colomino_field"])
         photos = [path for folder in args.folders
                   for path in sorted(p for p in Path(folder).glob("*.jpg")
                                           if "colomino" in p.name)[: args.limit]]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from engines.colomino import ColominoGame, default_layout, score_turn, state_to_json
+from vision import colomino_field as cf
 from vision import colomino_recognition as cr
 from vision import square_grid as sg
 from vision.image_io import decode_photo
@@ -108,9 +109,9 @@ def test_ruler_fit_counts_markings():
     labels = np.full(200, -1)
     for k in range(12):  # 12 markings, pitch 14, 2 px gaps, alternating colours
         labels[20 + 14 * k + 1:20 + 14 * k + 13] = k % 4
-    a, p, score = cr._ruler_fit(labels, 12)
+    a, p, score = cf._ruler_fit(labels, 12)
     assert abs(p - 14) < 0.2 and abs(a - 20) < 0.6 and score > 0.9
-    assert cr._ruler_fit(labels, 9)[2] < score
+    assert cf._ruler_fit(labels, 9)[2] < score
 
 
 def test_rotate_cw_turns_cells_edges_and_rim_together():

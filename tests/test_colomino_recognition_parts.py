@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import colomino_field as cf
 from vision import colomino_recognition as cr
 from vision import square_grid as sg
 
@@ -125,8 +126,8 @@ def test_a_colour_common_around_the_candidate_is_the_tables():
     red = np.zeros((h, w), bool)
     red[40:80, 60:100:7] = True               # red only on the board
     quad = np.array([[50, 30], [110, 30], [110, 90], [50, 90]], float)
-    assert cr._table_classes([blue, red], quad, [False, False]) == [True, False]
-    assert cr._table_classes([blue, red], quad, [False, True]) == [True, True]
+    assert cf._table_classes([blue, red], quad, [False, False]) == [True, False]
+    assert cf._table_classes([blue, red], quad, [False, True]) == [True, True]
 
 
 # ------------------------------------------------------------------ rim markings, size
@@ -181,8 +182,8 @@ def _canonical(img: np.ndarray, n: int, x0: float, y0: float) -> np.ndarray:
 
 def test_rim_evidence_marks_the_true_field():
     img = _board_image(12)
-    full = cr.rim_evidence(_canonical(img, 12, 70, 70), 12)
-    block = cr.rim_evidence(_canonical(img, 9, 70 + CELL_PX, 70 + 2 * CELL_PX), 9)
+    full = cf.rim_evidence(_canonical(img, 12, 70, 70), 12)
+    block = cf.rim_evidence(_canonical(img, 9, 70 + CELL_PX, 70 + 2 * CELL_PX), 9)
     assert full > 0.8
     assert block < 0.3
 
@@ -199,7 +200,7 @@ def test_settle_size_finds_the_board_around_a_block(n, found, offset):
     img = _board_image(n, origin)
     Hu = _to_unit(origin + offset[0] * CELL_PX, origin + offset[1] * CELL_PX,
                   found * CELL_PX)
-    got_n, Hc, canon = cr._settle_size(img, found, Hu, (9, 12))
+    got_n, Hc, canon = cf._settle_size(img, found, Hu, (9, 12))
     assert got_n == n
     M = cr.MARGIN_CELLS * cr.CELL
     corners = np.array([[[origin, origin], [origin + n * CELL_PX, origin + n * CELL_PX]]],
@@ -363,19 +364,19 @@ def test_white_patch_gains_take_each_channels_order_statistic():
             k = min(len(px) - 1, int(len(px) * pct / 100.0))
             ref = np.sort(px, axis=0)[k].astype(np.float64)
             want = np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
-            assert np.array_equal(cr.white_patch_gains(img, pct), want)
+            assert np.array_equal(cf.white_patch_gains(img, pct), want)
 
 
 def test_hue_classes_follow_the_hsv_rule():
     rng = np.random.default_rng(6)
     img = rng.integers(0, 256, (64, 80, 3)).astype(np.uint8)
     gains = np.array([1.2, 1.0, 0.8])
-    hsv = cv2.cvtColor(cr._apply_gains(img, gains), cv2.COLOR_BGR2HSV)
+    hsv = cv2.cvtColor(cf._apply_gains(img, gains), cv2.COLOR_BGR2HSV)
     h = hsv[..., 0].astype(np.int32) * 2
     sat = (hsv[..., 1] > 75) & (hsv[..., 2] > 40)
     want = [sat & ((h < 20) | (h >= 330)), sat & (h >= 35) & (h < 75),
             sat & (h >= 85) & (h < 175), sat & (h >= 185) & (h < 265)]
-    got = cr._colour_classes_small(img, gains)
+    got = cf._colour_classes_small(img, gains)
     assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
     assert all(w.any() for w in want)
 
@@ -422,7 +423,7 @@ def test_ruler_fit_equals_the_run_by_run_definition():
         noisy = rng.random(256) < rng.uniform(0, 0.15)
         labels[noisy] = rng.integers(-1, 4, int(noisy.sum()))
         want = _ruler_fit_by_loop(labels, n)
-        assert cr._ruler_fit(labels, n) == want
+        assert cf._ruler_fit(labels, n) == want
         fitted += want is not None
     assert fitted > 100
 

@@ -1,0 +1,619 @@
+"""Colomino playing field: where the board's 9×9 or 12×12 field lies in a photo.
+
+Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads the cells):
+
+1. *Locate*: in a reduced copy (long side 480 px, white-patch balanced) the pixels of
+   the four game colours (hue classes R, Y, G, B) are gathered where three classes
+   mix; their regions' minimum-area rectangles, and closed edge contours
+   (:func:`vision.square_grid.quad_candidates`), are candidate outlines. A class
+   covering a fifth of the photo, or common outside a candidate (a blue gingham
+   cloth), is the table's for that candidate.
+2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
+   twice on the ring of rim markings (or, failing that, on the board print's colour,
+   white-patch balanced): robust lines through the outermost marked pixels of each
+   side. When neither re-fitted outline shows a clear grid, the printed lines are also
+   fitted in the candidate's own view (markings in the table's colours, a print tinted
+   by the lamp beyond its mask).
+3. *Fit the grid*, two ways, one score: the *rim ruler* — along each side the rim
+   markings are runs of one colour (or of any colour when the table shares the
+   board's), their centres regressed on their index give the cell pitch and position
+   (9 or 12 markings) — and the printed grid of thin dark lines
+   (:func:`vision.square_grid.fit_grid`); both are judged by how many grid segments show
+   as lines. Crossing-by-crossing RANSAC refinements (half a cell, then closer) are
+   kept only if the lines agree better. Then the same grid shifted by a cell, and the
+   other board size around or inside it, are scored by lines plus rim-marking evidence
+   (:func:`rim_evidence`) and taken when clearly better. A fit with neither a clear grid
+   nor rim markings is no board.
+
+The result is a homography from the photo to a canonical view (:data:`CELL` px per
+cell, :data:`MARGIN_CELLS` cells of rim around the field) and that view.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.recognize import NothingFound
+from vision.square_grid import (
+    fit_grid,
+    grid_line_score,
+    line_ridges,
+    line_scores,
+    order_quad,
+    outline_from_mask,
+    quad_candidates,
+    refine_grid,
+    ridge_integrals,
+    square_homography,
+)
+
+#: Canonical view: pixels per cell, and cells of margin around the field.
+CELL = 24
+MARGIN_CELLS = 1
+#: Placements of the grid (shifted, other size) whose rim markings are read, best lines
+#: first.
+SETTLE_CANDIDATES = 8
+#: A grid fit must show at least this fraction of its line segments to be a board.
+MIN_GRID_SCORE = 0.3
+#: ... and, unless it shows at least this much, rim markings (:func:`rim_evidence`).
+SURE_GRID_SCORE = 0.45
+MIN_RIM_EVIDENCE = 0.1
+
+
+# ----------------------------------------------------------------------------- locate
+def white_patch_gains(bgr: np.ndarray, pct: float = 97.0) -> np.ndarray:
+    """Per-channel gains ``(3,)`` (BGR) mapping the photo's near-brightest level to 240.
+
+    A white-patch illuminant estimate: the board print, jokers and glare are among the
+    brightest surfaces and reflect the light's colour. Gains are limited to 0.5..3."""
+    px = bgr.reshape(-1, 3)[::3]
+    k = min(len(px) - 1, int(len(px) * pct / 100.0))
+    # the k-th smallest level of each channel (uint8: from the cumulative histogram)
+    ref = np.array([np.searchsorted(np.cumsum(np.bincount(px[:, c], minlength=256)), k,
+                                    side="right") for c in range(3)], np.float64)
+    return np.clip(240.0 / np.maximum(ref, 1.0), 0.5, 3.0)
+
+
+def _apply_gains(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """``bgr (h, w, 3)`` uint8 scaled per channel by ``gains (3,)`` (BGR), clipped; a lookup
+    table gives the same values as scaling every pixel in float32."""
+    lut = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None]
+                          * gains.astype(np.float32)[None, :]), 0, 255).astype(np.uint8)
+    return cv2.LUT(bgr, lut[None])
+
+
+def _hue_class_table() -> np.ndarray:
+    """Class index (0..3 for R, Y, G, B; 255 none) of every OpenCV hue value 0..179
+    (degrees / 2; 256 entries, for ``cv2.LUT``): R below 20° or from 330°, Y 35..75°,
+    G 85..175°, B 185..265°."""
+    h = np.arange(256) * 2
+    table = np.full(256, 255, np.uint8)
+    for k, sel in enumerate(((h < 20) | (h >= 330), (h >= 35) & (h < 75),
+                             (h >= 85) & (h < 175), (h >= 185) & (h < 265))):
+        table[sel] = k
+    return table
+
+
+_HUE_CLASS = _hue_class_table()
+
+
+def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) -> list[np.ndarray]:
+    """Boolean masks ``(h, w)`` of pixels with the hue of R, Y, G, B (HSV, saturated),
+    after the white-patch ``gains`` (BGR) if given."""
+    if gains is not None:
+        small = _apply_gains(small, gains)
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    # hue class by a lookup table over OpenCV's hue (degrees / 2); 255: none
+    cls = cv2.LUT(np.ascontiguousarray(hsv[..., 0]), _HUE_CLASS)
+    # not saturated (S <= 75 or V <= 40): no class
+    cls |= cv2.bitwise_not(cv2.inRange(hsv, (0, 76, 41), (255, 255, 255)))
+    return [cls == k for k in range(4)]
+
+
+def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
+                          classes: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
+
+    A class covering a fifth of the photo is the table (or the light) and is dropped.
+    Where at least three of the remaining classes occur within a window of a sixth of
+    the photo, the board is likely; the coloured pixels of each such region (largest
+    two) give a rectangle. ``classes``: the masks of :func:`_colour_classes_small` for
+    ``small`` and ``gains``, if already at hand.
+    """
+    h, w = small.shape[:2]
+    if classes is None:
+        classes = _colour_classes_small(small, gains)
+    masks = [m for m in classes if m.mean() < 0.2]
+    if len(masks) < 2:
+        return []
+    # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
+    ch, cw = max(1, h // 4), max(1, w // 4)
+    win = max(3, min(ch, cw) // 6) | 1
+    div = np.zeros((ch, cw), np.int32)
+    coloured = np.zeros((h, w), bool)
+    for mk in masks:
+        coloured |= mk
+        coarse = cv2.resize(mk.astype(np.float32), (cw, ch), interpolation=cv2.INTER_AREA)
+        div += cv2.blur(coarse, (win, win)) > 0.01
+    div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
+    need = min(3, len(masks))
+    region = (div >= need).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(region)
+    out = []
+    for i in (np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:2] + 1):
+        pts = np.argwhere((labels == i) & coloured)[:, ::-1].astype(np.float32)
+        if len(pts) < 30:
+            continue
+        out.append(order_quad(cv2.boxPoints(cv2.minAreaRect(pts))))
+    return out
+
+
+def _table_classes(classes: list[np.ndarray], quad: np.ndarray, drop: list[bool],
+                   factor: float = 1.25, max_outside: float = 0.04) -> list[bool]:
+    """Which colour classes belong to the table around a candidate board ``quad``
+    (``(4, 2)`` in the reduced photo whose class masks are ``classes``): those already
+    dropped for the whole photo, and those covering more than ``max_outside`` of the
+    photo outside the candidate grown by ``factor`` (a blue gingham cloth, a red
+    table) — the board's colours all lie on the board."""
+    h, w = classes[0].shape
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(inside, _expand(quad, factor).round().astype(np.int32), 1)
+    outside = inside == 0
+    n_out = max(1, int(np.count_nonzero(outside)))
+    return [d or float(np.count_nonzero(m & outside)) / n_out > max_outside
+            for m, d in zip(classes, drop, strict=True)]
+
+
+def _expand(quad: np.ndarray, factor: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * factor
+
+
+def _print_mask(rect: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray | None:
+    """Pixels of a rectified view ``(S, S, 3)`` BGR with the board print's colour: the
+    median of the light, unsaturated pixels of the central half, ± 45 levels (L1).
+    ``gains`` (BGR, :func:`white_patch_gains`) balance the view first: under a warm lamp
+    the print is as saturated as an orange table."""
+    if gains is not None:
+        rect = _apply_gains(rect, gains)
+    S = rect.shape[0]
+    core = rect[S // 4:3 * S // 4, S // 4:3 * S // 4].reshape(-1, 3).astype(np.int32)
+    hsv = cv2.cvtColor(rect[S // 4:3 * S // 4, S // 4:3 * S // 4], cv2.COLOR_BGR2HSV)
+    hsv = hsv.reshape(-1, 3)
+    # the least saturated third (at least every pixel below 60): a lamp can tint the
+    # print beyond any fixed saturation limit
+    s_lim = max(60.0, float(np.percentile(hsv[:, 1], 30)))
+    light = (hsv[:, 1] <= s_lim) & (hsv[:, 2] > np.percentile(hsv[:, 2], 40))
+    if light.sum() < 50:
+        return None
+    ref = np.median(core[light], axis=0)  # whole or half levels
+    # L1 distance to ref below 45 ⇔ doubled distances below 90; each channel's doubled
+    # distance by a lookup table (capped at 90: one such channel already fails)
+    twice = np.rint(2.0 * ref).astype(np.int64)
+    lut = np.minimum(np.abs(2 * np.arange(256)[:, None] - twice[None, :]), 90)
+    doubled = cv2.transform(cv2.LUT(rect, lut.astype(np.uint8)[None]), np.ones((1, 3)))
+    mask = (doubled < 90).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+
+
+def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
+                       drop: list[bool], gains: np.ndarray, sizes, view: int = 256,
+                       vm: int = 24, own_views: list | None = None):
+    """Rectify one candidate outline, straighten it on the board's outline, fit the grid.
+
+    The outline is taken twice — from the ring of game colours (rim markings) and from
+    the board print's colour — each refined in two passes; the one whose rim ruler
+    scores best is kept. ``quad`` is in full-resolution pixels; ``half`` is the photo
+    at half size (warps read from it). Returns ``(GridFit | None, H, ruler | None)``
+    with ``H`` full-res image → view and ``ruler`` as :func:`ruler_grid` (its score
+    raised by the agreement of the printed lines), or None. When neither re-fitted
+    outline shows a clear grid, the candidate's own grey view and homography are added
+    to ``own_views`` (if given).
+    """
+    S_h = np.diag([0.5, 0.5, 1.0])
+    H0 = square_homography(quad, view - 2 * vm, vm)
+    rect0 = cv2.warpPerspective(half, H0 @ np.linalg.inv(S_h), (view, view),
+                                flags=cv2.INTER_LINEAR)
+    results = []
+    memo: list = [None, None]  # the last view's colour classes (a view is often re-read)
+
+    def classes_of(view: np.ndarray) -> list[np.ndarray]:
+        if memo[0] is not view:
+            memo[0], memo[1] = view, _colour_classes_small(view, gains)
+        return memo[1]
+
+    ridge_memo: list = []  # (grey view, its line_ridges): scored by ruler and line fit
+
+    def ridges_of(gray_view: np.ndarray):
+        for g, r in ridge_memo:
+            if g is gray_view:
+                return r
+        ridge_memo.append((gray_view, line_ridges(gray_view)))
+        return ridge_memo[-1][1]
+
+    for mode in ("colour", "print"):
+        Hq, rect, outline = H0, rect0, None
+        for _ in range(2):  # the second pass starts from a straighter view
+            if mode == "colour":
+                masks = [m for m, d in zip(classes_of(rect), drop, strict=True) if not d]
+                ring = np.zeros(rect.shape[:2], bool)
+                for m in masks:
+                    ring |= m
+                ring = cv2.morphologyEx(ring.astype(np.uint8), cv2.MORPH_OPEN,
+                                        np.ones((2, 2), np.uint8)) > 0
+            else:
+                ring = _print_mask(rect, gains)
+                if ring is None:
+                    break
+            found = outline_from_mask(ring)
+            if found is None:
+                break
+            quad2 = cv2.perspectiveTransform(found[None], np.linalg.inv(Hq))[0]
+            if abs(cv2.contourArea(quad2.astype(np.float32))) < 0.3 * abs(
+                    cv2.contourArea(quad.astype(np.float32))):
+                break
+            outline = found
+            Hq = square_homography(quad2, view - 2 * vm, vm)
+            rect = cv2.warpPerspective(half, Hq @ np.linalg.inv(S_h), (view, view),
+                                       flags=cv2.INTER_LINEAR)
+        if outline is None:
+            continue
+        classes = classes_of(rect)
+        masks = [m for m, d in zip(classes, drop, strict=True) if not d]
+        ruler = ruler_grid(masks, vm, sizes)
+        if ruler is None and any(drop):
+            # the table shares some of the board's colours: the markings as runs of any
+            # saturated colour, parted by the print between them
+            sat_any = np.zeros(rect.shape[:2], bool)
+            for m in classes:
+                sat_any |= m
+            ruler = ruler_grid([sat_any], vm, sizes)
+        gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+        if ruler is not None:
+            n_r, src, dst, r_score = ruler
+            pts = src.reshape(n_r + 1, n_r + 1, 2)
+            xs, ys = pts[:, :, 0].mean(axis=1), pts[:, :, 1].mean(axis=0)
+            ruler = (n_r, src, dst, r_score + 0.5 * grid_line_score(
+                gray, xs, ys, ridges=ridges_of(gray)))
+        if ruler is not None and ruler[3] >= 0.6 and mode == "colour":
+            # clear ruler from the markings: no need to try the print outline, and the
+            # printed lines are fitted only if they could compete with it
+            fits = fit_grid(gray, sizes, ridges=ridges_of(gray)) if ruler[3] < 1.0 else []
+            return (fits[0] if fits else None), Hq, ruler
+        results.append((ruler[3] if ruler else -1.0, Hq, gray, ruler))
+    if results:
+        _, Hq, gray, ruler = max(results, key=lambda t: t[0])
+    else:
+        Hq, gray, ruler = H0, cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), None
+    fits = fit_grid(gray, sizes, ridges=ridges_of(gray))
+    best = max(fits[0].score if fits else -1.0, ruler[3] if ruler else -1.0)
+    if best < SURE_GRID_SCORE and Hq is not H0 and own_views is not None:
+        # the re-fitted outline can be worse than the candidate itself (rim markings in
+        # the table's colours, a print tinted and shaded beyond its mask): its own view
+        # is kept for a later look at its printed lines (:func:`locate_field`)
+        own_views.append((cv2.cvtColor(rect0, cv2.COLOR_BGR2GRAY), H0))
+    if not fits and ruler is None:
+        return None
+    return (fits[0] if fits else None), Hq, ruler
+
+
+def _strip_labels(masks: list[np.ndarray], side: int, vm: int):
+    """Colour class along one side's rim strip of a rectified view.
+
+    ``masks``: class masks ``(S, S)``; the rim markings' outer edge is at ``vm`` from
+    the view's border. Returns ``(labels (S,), depth)`` — per position along the side
+    (left→right for top/bottom, top→bottom for left/right) the dominant class index or
+    -1, and the strip's depth in pixels — or None if the side shows no band of colour.
+    """
+    S = masks[0].shape[0]
+    # (K, depth, S): the strip of every class mask, only that part converted
+    if side == 0:
+        band = np.stack([m[vm - 2:vm + S // 8] for m in masks]).astype(np.float32)
+    elif side == 2:
+        band = np.stack([m[S - vm - S // 8:S - vm + 2] for m in masks]).astype(
+            np.float32)[:, ::-1]
+    elif side == 3:
+        band = np.stack([m[:, vm - 2:vm + S // 8] for m in masks]).astype(
+            np.float32).transpose(0, 2, 1)
+    else:
+        band = np.stack([m[:, S - vm - S // 8:S - vm + 2] for m in masks]).astype(
+            np.float32)[:, :, ::-1].transpose(0, 2, 1)
+    lo, hi = int(0.2 * S), int(0.8 * S)
+    rows = band.sum(axis=0)[:, lo:hi].mean(axis=1)  # coloured fraction per depth row
+    on = np.nonzero(rows > 0.35)[0]
+    if len(on) == 0:
+        return None
+    first = int(on[0])
+    last = first
+    while last + 1 < len(rows) and rows[last + 1] > 0.35:
+        last += 1
+    strip = band[:, first:last + 1].sum(axis=1)  # (K, S)
+    total = strip.sum(axis=0)
+    labels = np.where(total >= 0.5 * (last - first + 1), np.argmax(strip, axis=0), -1)
+    return labels, last - first + 1
+
+
+def _ruler_fit(labels: np.ndarray, n: int):
+    """Fit n equal rim markings to a strip's labels: ``(a, p, score)`` with marking k
+    centred at ``a + (k + ½)·p``. The markings are the runs of one colour; their centres
+    (immune to blur eating the edges) are regressed on their index. Score: the share of
+    the n markings seen as exactly one run of about one pitch."""
+    idx = np.nonzero(labels >= 0)[0]
+    if len(idx) < n:
+        return None
+    e0, e1 = float(idx[0]), float(idx[-1] + 1)
+    p0 = (e1 - e0) / n
+    # runs of equal labels
+    change = np.nonzero(np.diff(labels) != 0)[0] + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(labels)]])
+    # runs of one colour about a pitch long, by the marking their centre falls in
+    length = ends - starts
+    centre = (starts + ends) / 2.0
+    k = np.floor((centre - e0) / p0).astype(np.int64)
+    ok = (labels[starts] >= 0) & (0.45 * p0 <= length) & (length <= 1.25 * p0) & (
+        k >= 0) & (k < n)
+    if np.count_nonzero(ok) < max(3, n // 2):
+        return None
+    seen = np.bincount(k[ok], minlength=n)
+    ks_a, cs_a = k[ok] + 0.5, centre[ok]
+    pk, ak = np.polyfit(ks_a, cs_a, 1)
+    resid = np.abs(cs_a - (ak + pk * ks_a))
+    score = float(np.mean(seen == 1)) - float(np.mean(resid)) / max(pk, 1e-6)
+    return float(ak), float(pk), score
+
+
+def ruler_grid(masks: list[np.ndarray], vm: int, sizes=(9, 12)):
+    """The field's grid from the rim markings of a rectified view (``masks`` as in
+    :func:`_strip_labels`): returns ``(n, src, dst, score)`` — grid crossings in the view
+    and their ideal unit-square positions (``(k/n, l/n)``) — or None."""
+    S = masks[0].shape[0]
+    strips = [_strip_labels(masks, side, vm) for side in range(4)]
+    if any(st is None for st in strips):
+        return None
+    best = None
+    for n in sizes:
+        fits = [_ruler_fit(st[0], n) for st in strips]
+        if any(f is None for f in fits):
+            continue
+        score = float(np.mean([f[2] for f in fits]))
+        if best is None or score > best[0]:
+            best = (score, n, fits)
+    if best is None:
+        return None
+    score, n, fits = best
+    depth = [st[1] for st in strips]
+    # lines: vertical line k joins the top and bottom rulers, horizontal line l the
+    # left and right rulers; the rulers sit just outside the field
+    k = np.arange(n + 1)
+    xt = fits[0][0] + k * fits[0][1]
+    xb = fits[2][0] + k * fits[2][1]
+    yl = fits[3][0] + k * fits[3][1]
+    yr = fits[1][0] + k * fits[1][1]
+    yt, yb = vm + depth[0] / 2, S - vm - depth[2] / 2
+    xl, xr = vm + depth[3] / 2, S - vm - depth[1] / 2
+    src, dst = [], []
+    for i in range(n + 1):
+        for j in range(n + 1):
+            # vertical line i: x = xt[i] + (y - yt) * (xb[i] - xt[i]) / (yb - yt)
+            # horizontal line j: y = yl[j] + (x - xl) * (yr[j] - yl[j]) / (xr - xl)
+            bx = (xb[i] - xt[i]) / (yb - yt)
+            by = (yr[j] - yl[j]) / (xr - xl)
+            y = (yl[j] + (xt[i] - yt * bx - xl) * by) / (1 - bx * by)
+            x = xt[i] + (y - yt) * bx
+            src.append((x, y))
+            dst.append((i / n, j / n))
+    return n, np.array(src), np.array(dst), score
+
+
+def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> float:
+    """How well a canonical view ``(S, S, 3)`` uint8 BGR (field ``[M, M + n·CELL]²``)
+    shows the rim markings where a true field has them.
+
+    Beside every outer cell, 0.15..0.5 cell outside the field, a marking is a patch of
+    saturated ink; further out (0.65..0.85 cell) lies plain board margin. Returns the
+    share of the 4n marking places that are mostly saturated minus the share of the
+    margin places that are — a field drawn one or more cells too small has cells and
+    tiles there instead, one drawn too large has the markings inside and the table or
+    margin outside. Saturation is counted above the field's own median by 70 (HSV;
+    ``hsv``: the view already converted, if at hand)."""
+    M = MARGIN_CELLS * CELL
+    if hsv is None:
+        hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    end = M + n * CELL
+    s_ref = float(np.median(hsv[M:end:3, M:end:3, 1]))  # every third pixel is plenty
+    s_min = min(s_ref + 70, 230)
+    a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
+
+    def sat(view: np.ndarray) -> np.ndarray:  # only the strips read are thresholded
+        return (view[..., 1] > s_min) & (view[..., 2] > 40)
+
+    def places(lo: float, hi: float) -> np.ndarray:
+        d0, d1 = int(lo * CELL), int(hi * CELL)
+        strips = (sat(hsv[M - d1:M - d0, M:end]), sat(hsv[M:end, end + d0:end + d1]).T,
+                  sat(hsv[end + d0:end + d1, M:end]), sat(hsv[M:end, M - d1:M - d0]).T)
+        return np.stack([st.reshape(st.shape[0], n, CELL)[:, :, a0:a1].mean(axis=(0, 2))
+                         for st in strips])
+
+    return float((places(0.15, 0.5) > 0.5).mean() - (places(0.65, 0.85) > 0.5).mean())
+
+
+def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
+    """Check a field found as n×n (``Hu``: image → unit square) against the same grid
+    shifted by a cell (a row of rim markings taken for cells) and against the other
+    board size lying around it or inside it (a 9×9 block of a 12×12 field, or a 12×12
+    field grown past a 9×9 board's rim): every such placement sharing the grid is
+    scored by its printed lines (:func:`vision.square_grid.line_scores`) plus
+    :func:`rim_evidence`; one clearly better wins. All placements are read from one
+    warped view. Returns ``(n, Hc, canon)`` — the homography image → canonical view
+    and the view (uint8 BGR)."""
+    M = MARGIN_CELLS * CELL
+    # placements (m, first cell): the grid found shifted by up to a cell, the other
+    # size anywhere around or inside it (and a cell beyond)
+    offs = {}
+    for m in sizes:
+        lo, hi = (-1, 1) if m == n else ((n - m - 1, 1) if m > n else (-1, n - m + 1))
+        offs[m] = range(lo, hi + 1)
+    a = min(min(r) for r in offs.values())                       # first cell seen
+    b = max(max(r) + m for m, r in offs.items())                 # one past the last
+    side = (b - a + 2 * MARGIN_CELLS) * CELL
+    org = (a - MARGIN_CELLS) * CELL
+    T = np.array([[n * CELL, 0, -org], [0, n * CELL, -org], [0, 0, 1]], np.float64)
+    Hbig = T @ Hu
+    big = cv2.warpPerspective(image, Hbig, (side, side), flags=cv2.INTER_LINEAR)
+    cx, cy = ridge_integrals(cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))
+    big_hsv = cv2.cvtColor(big, cv2.COLOR_BGR2HSV)
+
+    def places(m: int, shifts: list[tuple[int, int]]) -> list[tuple[float, int, int, int]]:
+        """Placements (lines score, m, x0, y0) of m×m grids shifted by (dx, dy) cells."""
+        if not shifts:
+            return []
+        x0s = np.array([(dx - a + MARGIN_CELLS) * CELL for dx, _ in shifts], np.int64)
+        y0s = np.array([(dy - a + MARGIN_CELLS) * CELL for _, dy in shifts], np.int64)
+        k = np.arange(m + 1) * CELL
+        scores = line_scores((cx, cy), x0s[:, None] + k, y0s[:, None] + k)
+        return [(float(sc), m, int(x0), int(y0))
+                for sc, x0, y0 in zip(scores, x0s, y0s, strict=True)]
+
+    def judge(lines: float, m: int, x0: int, y0: int):
+        win = np.s_[y0 - M:y0 + m * CELL + M, x0 - M:x0 + m * CELL + M]
+        crop = big[win]
+        return lines + rim_evidence(crop, m, big_hsv[win]), m, x0, y0, crop
+
+    best = judge(*places(n, [(0, 0)])[0])
+    others = sorted((p for m, rng in offs.items() for p in places(
+        m, [(dx, dy) for dy in rng for dx in rng if not (m == n and dx == dy == 0)])),
+        key=lambda t: -t[0])
+    # the rim is read only for the placements whose lines could compete (rim evidence
+    # is at most 1: once the lines are that far behind, no later placement can win)
+    for lines, m, x0, y0 in others[:SETTLE_CANDIDATES]:
+        if lines + 1.0 <= best[0] + 0.1:
+            break
+        got = judge(lines, m, x0, y0)
+        if got[0] > best[0] + 0.1:
+            best = got
+    _, m, x0, y0, crop = best
+    shift = np.array([[1, 0, M - x0], [0, 1, M - y0], [0, 0, 1]], np.float64)
+    return m, shift @ Hbig, np.ascontiguousarray(crop)
+
+
+def locate_field(image: np.ndarray, sizes=(9, 12)):
+    """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
+    pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
+    ``M = MARGIN_CELLS·CELL``, uint8 BGR).
+
+    Raises :class:`NothingFound` when no candidate shows a grid.
+    """
+    h, w = image.shape[:2]
+    s = 480.0 / max(h, w)
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)  # 2×2 mean
+    small = cv2.resize(half, (max(1, round(w * s)), max(1, round(h * s))),
+                       interpolation=cv2.INTER_AREA)
+    gains = white_patch_gains(small)
+    classes = _colour_classes_small(small, gains)
+    drop = [m.mean() >= 0.2 for m in classes]
+    best = None  # (score, n, H image → unit field square)
+    own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
+    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains, classes)]
+    for stage in range(2):
+        if stage == 1:
+            if best is not None and best[0] >= 0.45:
+                break
+            cands = [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
+        for q in cands:
+            got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
+                                     gains, sizes, own_views=own_views)
+            if not got:
+                continue
+            fit, Hq, ruler = got
+            options = []
+            if ruler is not None:
+                n_r, src, dst, r_score = ruler
+                Hu, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), 0)
+                if Hu is not None:
+                    options.append((r_score, n_r, Hu @ Hq, "ruler"))
+            if fit is not None:
+                n_f = fit.n
+                corners = np.array([[fit.x0, fit.y0], [fit.x0 + n_f * fit.px, fit.y0],
+                                    [fit.x0 + n_f * fit.px, fit.y0 + n_f * fit.py],
+                                    [fit.x0, fit.y0 + n_f * fit.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                options.append((fit.score, n_f,
+                                cv2.getPerspectiveTransform(corners, unit) @ Hq, "lines"))
+            for opt in options:
+                if best is None or opt[0] > best[0]:
+                    best = opt
+            if best is not None and best[0] >= 0.7:
+                break
+    if best is None or best[0] < SURE_GRID_SCORE:
+        # no clear grid: the printed lines in the candidates' own views (before their
+        # outline was re-fitted), taken when they show a clear grid there
+        for gray0, H0 in own_views:
+            fits0 = fit_grid(gray0, sizes)
+            if fits0 and fits0[0].score >= SURE_GRID_SCORE and (
+                    best is None or fits0[0].score > best[0]):
+                f = fits0[0]
+                corners = np.array([[f.x0, f.y0], [f.x0 + f.n * f.px, f.y0],
+                                    [f.x0 + f.n * f.px, f.y0 + f.n * f.py],
+                                    [f.x0, f.y0 + f.n * f.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                best = (f.score, f.n, cv2.getPerspectiveTransform(corners, unit) @ H0, "own")
+    if best is None or best[0] < MIN_GRID_SCORE:
+        raise NothingFound("no board found")
+    score, n, Hu, source = best
+    M = MARGIN_CELLS * CELL
+    img_corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
+    Hc = square_homography(img_corners, n * CELL, M)
+    size = n * CELL + 2 * M
+    # the grid is refined on grey views warped from the photo's grey copy (one channel,
+    # a third of the work of warping colour); the colour view is warped once it is fixed
+    image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+    def gray_view(H: np.ndarray, side: int) -> np.ndarray:
+        return cv2.warpPerspective(image_gray, H, (side, side), flags=cv2.INTER_LINEAR)
+
+    # refine crossing by crossing, first searching half a cell around every expected
+    # crossing (a grid misplaced by a fraction of a cell), then closer; keep a
+    # refinement only where the printed lines agree better with it (blurred photos may
+    # show no lines at all)
+    ideal = M + np.arange(n + 1) * CELL
+    gray = gray_view(Hc, size)
+    before = grid_line_score(gray, ideal, ideal)
+    last = None  # (view, search) of the last refinement not kept: it would repeat
+    for search in (0.45, 0.45, 0.2):
+        if last is not None and last[0] is gray and last[1] == search:
+            continue
+        last = (gray, search)
+        Hr = refine_grid(gray, n, CELL, M, search=search)
+        if Hr is None or not np.all(np.isfinite(Hr)):
+            continue
+        Hc2 = Hr @ Hc
+        gray2 = gray_view(Hc2, size)
+        after = grid_line_score(gray2, ideal, ideal)
+        if after > before + 0.02:
+            Hc, gray, before = Hc2, gray2, after
+    canon = None
+    # the grid shifted by a cell, or the other board size around (or inside) it
+    to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
+    to_unit[2, 2] = 1.0
+    n2, Hc2, canon2 = _settle_size(image, n, to_unit @ Hc, sizes)
+    if n2 != n or not np.allclose(Hc2 / Hc2[2, 2], Hc / Hc[2, 2], rtol=1e-6, atol=1e-6):
+        n, Hc, canon = n2, Hc2, canon2
+        size = n * CELL + 2 * M
+        ideal = M + np.arange(n + 1) * CELL
+        gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+        before = grid_line_score(gray, ideal, ideal)
+        Hr = refine_grid(gray, n, CELL, M, search=0.2)
+        if Hr is not None and np.all(np.isfinite(Hr)):
+            Hc2 = Hr @ Hc
+            if grid_line_score(gray_view(Hc2, size), ideal, ideal) > before + 0.02:
+                Hc, canon = Hc2, None
+    if canon is None:
+        canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    # a board shows its rim markings, or at least a clear grid (markings may be worn,
+    # cut off by the photo or in the table's colours)
+    if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:
+        raise NothingFound("no board found")
+    return Hc, n, float(score), canon
