@@ -331,6 +331,10 @@ def _strip_labels(masks: list[np.ndarray], side: int, vm: int):
     strip = band[:, first:last + 1].sum(axis=1)  # (K, S)
     total = strip.sum(axis=0)
     labels = np.where(total >= 0.5 * (last - first + 1), np.argmax(strip, axis=0), -1)
+    # beyond the outline's corners lies the table, never a marking (a coloured table
+    # read there would stretch the ruler past the board)
+    labels[:max(0, vm - 2)] = -1
+    labels[S - vm + 2:] = -1
     return labels, last - first + 1
 
 
@@ -368,6 +372,8 @@ def ruler_grid(masks: list[np.ndarray], vm: int, sizes=(9, 12)):
     """The field's grid from the rim markings of a rectified view (``masks`` as in
     :func:`_strip_labels`): returns ``(n, src, dst, score)`` — grid crossings in the view
     and their ideal unit-square positions (``(k/n, l/n)``) — or None."""
+    if not masks:  # every game colour is the table's
+        return None
     S = masks[0].shape[0]
     strips = [_strip_labels(masks, side, vm) for side in range(4)]
     if any(st is None for st in strips):

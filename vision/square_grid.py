@@ -377,14 +377,46 @@ def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
     return a, b
 
 
+def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: float = 0.6):
+    """Fit ``d ≈ a + b·t`` to the largest collinear subset of the points (deterministic
+    RANSAC): every pair among up to 32 points spread evenly over ``t`` proposes a line
+    (slope within ``±max_slope``); the one with most points within ``tol`` wins (ties:
+    smaller summed residual), refitted by least squares on its inliers. Clutter beside
+    a side's edge (a table pattern, a tile) need not be a minority of a third, as for
+    :func:`_robust_line`; it only must not line up better than the edge. None if fewer
+    than 4 points agree."""
+    if len(t) < 4:
+        return None
+    pick = np.unique(np.linspace(0, len(t) - 1, min(len(t), 32)).round().astype(np.int64))
+    i, j = np.triu_indices(len(pick), 1)
+    ti, tj, di, dj = t[pick[i]], t[pick[j]], d[pick[i]], d[pick[j]]
+    ok = np.abs(tj - ti) >= 0.2 * (t[-1] - t[0] + 1e-9)
+    b = np.where(ok, (dj - di) / np.where(ok, tj - ti, 1.0), 0.0)
+    ok &= np.abs(b) <= max_slope
+    if not np.any(ok):
+        return _robust_line(t, d)
+    b = b[ok]
+    a = di[ok] - b * ti[ok]
+    res = np.abs(d[None, :] - (a[:, None] + b[:, None] * t[None, :]))
+    inl = res <= tol
+    count = inl.sum(axis=1)
+    cost = np.where(inl, res, tol).sum(axis=1)
+    best = int(np.lexsort((cost, -count))[0])
+    keep = inl[best]
+    if np.count_nonzero(keep) < 4:
+        return None
+    bb, aa = np.polyfit(t[keep], d[keep], 1)
+    return float(aa), float(bb)
+
+
 def outline_from_mask(mask: np.ndarray, depth: float = 0.3) -> np.ndarray | None:
     """The quad ``(4, 2)`` (clockwise from top-left) bounding a roughly centred square
     ring of marked pixels in a roughly rectified view ``mask (S, S)`` bool.
 
     For every row (column) the first marked pixel from each side, within ``depth·S`` of
-    that side, is a point on that side's outline; a robust line is fitted per side
-    (trimmed least squares) and the four lines are intersected. None if a side has too
-    few points.
+    that side (and not on the view's border), is a point on that side's outline; the
+    line most of them follow is fitted per side (:func:`_consensus_line`) and the four
+    lines are intersected. None if a side has too few points.
     """
     S = mask.shape[0]
     lim = int(depth * S)
@@ -408,10 +440,14 @@ def outline_from_mask(mask: np.ndarray, depth: float = 0.3) -> np.ndarray | None
             sub = mask[lo:hi, S - lim:][:, ::-1]
             hit = sub.any(axis=1)
             d = (S - 1 - np.argmax(sub, axis=1)).astype(np.float64)
+        # marked from the view's very border: clutter running on beyond the view (a
+        # table pattern), a perfectly straight "edge" no board side is
+        first = d if side in (0, 3) else S - 1 - d
+        hit &= first >= 2
         t = idx[lo:hi].astype(np.float64)[hit]
         if len(t) < 0.2 * (hi - lo):
             return None
-        fit = _robust_line(t, d[hit])
+        fit = _consensus_line(t, d[hit])
         if fit is None:
             return None
         lines.append(fit)

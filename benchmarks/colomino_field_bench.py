@@ -1,0 +1,127 @@
+"""Colomino field stage alone: is the field found, of the right size, in the right place?
+
+Usage: ``python benchmarks/colomino_field_bench.py DIR [DIR ...] [--limit N] [-v]
+[--json OUT]``.
+
+For every photo with a truth JSON (``boardcam dataset``) only
+:func:`vision.colomino_field.locate_field` runs (no cell reading). A Colomino photo is
+put in one bucket:
+
+* ``not found`` — :class:`NothingFound`;
+* ``size`` — 9×9 found as 12×12 or back;
+* ``grid`` — a field corner lies more than 0.3 cell from the true field corner
+  (``board_corners_px``), the cell measured along the true outline;
+* ``ok``.
+
+A photo of another game (CARIBO, Wauri) counts as ``false board`` when a field is found
+and ``no board`` otherwise. CPU time (``process_time``, one OpenCV thread) of the field
+stage and of the JPEG decode of the same bytes are reported as medians and as the
+median ratio. The truth is read only here, never by the recogniser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision import colomino_field as cf  # noqa: E402
+from vision.recognize import NothingFound  # noqa: E402
+
+
+def field_corners(Hc: np.ndarray, n: int) -> np.ndarray:
+    """The field's four corners ``(4, 2)`` in photo pixels from ``locate_field``'s
+    homography ``Hc`` (photo → canonical view) and size ``n``."""
+    M = cf.MARGIN_CELLS * cf.CELL
+    E = M + n * cf.CELL
+    pts = np.array([[[M, M], [E, M], [E, E], [M, E]]], np.float64)
+    return cv2.perspectiveTransform(pts, np.linalg.inv(Hc))[0]
+
+
+def corner_error_cells(got: np.ndarray, truth: np.ndarray, n: int) -> float:
+    """Largest distance (in cells) from a true corner to the nearest found corner."""
+    pitch = float(np.mean(np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1))) / n
+    return max(float(np.min(np.linalg.norm(got - p, axis=1))) for p in truth) / pitch
+
+
+def judge(img_path: Path, truth: dict) -> dict:
+    """Run the field stage on one photo; returns a dict with ``bucket``, ``err`` (cells,
+    or None), ``cpu`` and ``decode`` (seconds)."""
+    data = np.frombuffer(img_path.read_bytes(), np.uint8)
+    t0 = time.process_time()
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    t_dec = time.process_time() - t0
+    t0 = time.process_time()
+    try:
+        Hc, n, score, _ = cf.locate_field(image)
+    except NothingFound:
+        Hc = None
+    except Exception as exc:  # a crash is a finding too: counted, the run goes on
+        return {"photo": img_path.name, "cpu": time.process_time() - t0, "decode": t_dec,
+                "err": None, "bucket": f"crash {type(exc).__name__}"}
+    dt = time.process_time() - t0
+    out = {"photo": img_path.name, "cpu": dt, "decode": t_dec, "err": None}
+    if truth.get("game") != "colomino":
+        out["bucket"] = "no board" if Hc is None else "false board"
+        return out
+    want = len(truth["state"]["rows"])
+    if Hc is None:
+        out["bucket"] = "not found"
+        return out
+    out["score"] = round(float(score), 3)
+    if n != want:
+        out["bucket"] = "size"
+        return out
+    err = corner_error_cells(field_corners(Hc, n), np.array(truth["board_corners_px"], float),
+                             n)
+    out["err"] = round(err, 3)
+    out["bucket"] = "grid" if err > 0.3 else "ok"
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--limit", type=int, default=0, help="photos per folder")
+    ap.add_argument("--json", help="write the per-photo results here")
+    ap.add_argument("-v", action="store_true", help="one line per photo")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    results = []
+    for d in args.dirs:
+        files = sorted(f for f in Path(d).glob("*.json") if f.with_suffix(".jpg").exists())
+        if args.limit:
+            files = files[:args.limit]
+        for f in files:
+            truth = json.loads(f.read_text())
+            r = judge(f.with_suffix(".jpg"), truth)
+            r["dir"] = d
+            results.append(r)
+            if args.v:
+                cond = truth.get("conditions", {})
+                table = (cond.get("table") or {}).get("kind")
+                print(f"{d}/{r['photo']}: {r['bucket']} err={r['err']} "
+                      f"score={r.get('score')} {r['cpu'] * 1e3:.0f} ms table={table}",
+                      flush=True)
+    buckets = Counter(r["bucket"] for r in results)
+    print(f"photos {len(results)}: " + ", ".join(f"{k} {v}" for k, v in buckets.most_common()))
+    if results:
+        cpu = np.array([r["cpu"] for r in results])
+        dec = np.array([r["decode"] for r in results])
+        print(f"field CPU median {np.median(cpu) * 1e3:.1f} ms, decode {np.median(dec) * 1e3:.1f}"
+              f" ms, median ratio {np.median(cpu / np.maximum(dec, 1e-6)):.2f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
