@@ -911,7 +911,9 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
 
     Candidates come from the pit lattice (:func:`lattice_homographies`), then from
     the board's body against the table (:func:`_body_fits`), then from colour regions;
-    every candidate is polished (:func:`polish_fit`; a polish that
+    after the lattice's best fit, the others of a stage are polished in the order of
+    their unpolished :func:`cavity_contrast` (the lattice's other fits and the body's
+    together); every candidate is polished (:func:`polish_fit`; a polish that
     lowers the :func:`cavity_contrast` of a fit below :data:`CONTRAST_SURE` by more than
     :data:`POLISH_SLACK` is dropped), and the first clear fit (contrast ≥
     :data:`CONTRAST_SURE`, :data:`SURE_PITS` pits located) ends the search. The fits are
@@ -925,12 +927,13 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     ranked = []  # (contrast, homography, pits located, shape score)
 
-    def add(hom0: np.ndarray, n: int, score: float) -> bool:
+    def add(hom0: np.ndarray, n: int, score: float, contrast0: float | None = None) -> bool:
         """Polish and rank one candidate; True when it is a clear board."""
         hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
         if contrast < CONTRAST_SURE:
-            contrast0 = cavity_contrast(pyr, hom0)
+            if contrast0 is None:
+                contrast0 = cavity_contrast(pyr, hom0)
             if contrast < contrast0 - POLISH_SLACK:
                 # on a faint board the cavities can wander: keep the coarse fit
                 hom, found, contrast = hom0, n, contrast0
@@ -939,20 +942,24 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         ranked.append((contrast, hom, found, score))
         return contrast >= CONTRAST_SURE and found >= SURE_PITS
 
-    clear = False
-    for n, hom in lattice_homographies(pyr):
-        if add(hom, n, n / 12.0):
-            clear = True
-            break
+    def add_best_first(cands: list[tuple[np.ndarray, int, float]]) -> bool:
+        """Polish candidates in the order of their unpolished contrast (cheap: a polish
+        costs ~6 contrasts) until one is clear; True then."""
+        pre = [cavity_contrast(pyr, c[0]) for c in cands]
+        for i in sorted(range(len(cands)), key=lambda i: -pre[i]):
+            if add(*cands[i], pre[i]):
+                return True
+        return False
+
+    # the lattice's best fit first (most photos end here); when it is not clear, its
+    # other fits and the board body's, best unpolished contrast first; colour regions last
+    lattice = [(hom, n, n / 12.0) for n, hom in lattice_homographies(pyr)]
+    clear = bool(lattice) and add(*lattice[0])
     if not clear:
-        for _tscore, score, hom in _body_fits(pyr):
-            if add(hom, 0, score):
-                clear = True
-                break
+        clear = add_best_first(lattice[1:] + [(hom, 0, score)
+                                              for _t, score, hom in _body_fits(pyr)])
     if not clear:
-        for _tscore, score, hom in _region_fits(pyr):
-            if add(hom, 0, score):
-                break
+        add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
     for contrast, hom, found, score in ranked:
