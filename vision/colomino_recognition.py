@@ -25,22 +25,24 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
 6. *Decide cells*: coloured triangles → a tile; a joker (:func:`find_jokers`, at most
    four, the lightest) is a uniform white cell — no channel far below the print's — that
    is either coloured against the print and not darker than it, or lighter than the
-   print around by more than the photo's own spread of plain print cells, and that
-   touches a tile or the field's edge; an uncovered printed field (a solid cell of the
-   printed colour where the layout prints one) → ``.``.
+   print around by more than the photo's own spread of plain print cells, or as light
+   as the print but of another tint (:func:`joker_tint`: white plastic on a tinted
+   print), and that touches a tile or the field's edge; an uncovered printed field (a
+   solid cell of the printed colour where the layout prints one) → ``.``.
 
-Known limits (measured on simulator photos, dev seeds 3200-3203): a lamp that clips
-the red channel (warm light, glare) turns yellow triangles green and red ones blue, often
-on both sides of an edge at once, which the edge decoding cannot repair; a joker darker
-than or as light as the print is read as an empty cell, and a lamp's hot spot on the
-print in an unevenly lit photo can be read as a joker; a glare-washed one-colour tile can
-be read as a joker; a one-colour tile on a printed field of its colour is read as the
-print; boards on patterned tables (floral, gingham) in oblique views are often not found
-(no candidate outline close enough) or mis-fitted; recognition takes about 7 (normal)
-to 9 (hard) times the JPEG decode time of the photo (CPU, one thread, median over dev
-seeds 3250-3252; the grid search — candidate outlines, rim ruler, line fits, size check,
-crossing refinement — is most of it; the refinement's RANSAC alone takes up to 40 ms on
-a hard photo where few crossings show, and the results depend on its exact run).
+Known limits (measured on simulator photos, dev seeds 3200-3203): a lamp that clips the
+red channel (warm light, glare) turns yellow triangles green and red ones blue, often on
+both sides of an edge at once, which the edge decoding cannot repair; a joker darker
+than the print, or as light and of nearly its tint, is read as an empty cell, and a
+lamp's hot spot on the print in an unevenly lit photo can be read as a joker; a glare-
+washed one-colour tile can be read as a joker; a one-colour tile on a printed field of
+its colour is read as the print; boards on patterned tables (floral, gingham) in oblique
+views are often not found (no candidate outline close enough) or mis-fitted; recognition
+takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo (CPU, one
+thread, median over dev seeds 3250-3252; the grid search — candidate outlines, rim
+ruler, line fits, size check, crossing refinement — is most of it; the refinement's
+RANSAC alone takes up to 40 ms on a hard photo where few crossings show, and the results
+depend on its exact run).
 """
 
 from __future__ import annotations
@@ -79,6 +81,18 @@ JOKER_HOTSPOT = 0.3
 #: A joker is white: in every channel at least this fraction of the print's level
 #: (relative to plain print cells); a one-colour tile is far below in some channel.
 JOKER_FLOOR = 0.8
+#: A joker as light as the print still differs from it in tint (white plastic on a
+#: tinted print): a plain-looking cell whose colour differs from the print around it by
+#: at least this much (log opponent chromaticity, blue−red and green−magenta) and by
+#: :data:`JOKER_TINT_Z` robust standard deviations of the photo's plain cells is a joker,
+#: if it is not darker than :data:`JOKER_TINT_RATIO` of the print around (a shadow), white
+#: (:data:`JOKER_TINT_FLOOR`) and one colour (its triangles' chromaticities within
+#: :data:`JOKER_TINT_SPREAD`: colour bled from a neighbouring tile tints one side only).
+JOKER_TINT = 0.12
+JOKER_TINT_Z = 5.0
+JOKER_TINT_RATIO = 0.95
+JOKER_TINT_FLOOR = 0.9
+JOKER_TINT_SPREAD = 0.012
 #: Passes of the local print estimate: a plain cell counts as print when its tint
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
@@ -270,6 +284,11 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     lit = np.pad(np.where(plain, ratio, 0.0), 1)
     beside = np.maximum.reduce([lit[:-2, 1:-1], lit[2:, 1:-1], lit[1:-1, :-2], lit[1:-1, 2:]])
     like &= beside <= 1.0 + JOKER_HOTSPOT * (ratio - 1.0)
+    # as light as the print but another tint: white plastic on a tinted print
+    if plain.sum() >= 5:
+        tint = joker_tint(centre, loo, plain)
+        like |= tint & (spread < JOKER_TINT_SPREAD) & (floor > JOKER_TINT_FLOOR) & (
+            ratio > JOKER_TINT_RATIO)
     touch = cv2.dilate((is_tile | like).astype(np.uint8),
                        np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
     edge = np.zeros((n, n), bool)
@@ -277,6 +296,25 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     like &= touch | edge
     return sorted(((float(ratio[r, c]), int(r), int(c)) for r, c in zip(
         *np.nonzero(like), strict=True)), reverse=True)[:4]
+
+
+def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """Cells ``(n, n)`` bool whose tint differs clearly from the print around them.
+
+    ``centre (n, n, 3)`` linear RGB of the cell centres, ``loo (n, n, 3)`` the print
+    around each cell leaving the cell out (:func:`print_field`), ``plain (n, n)`` the
+    plain print cells of the photo. The tint is the cell's log colour against the print
+    around, as two opponent axes (blue − red, green − magenta); it is taken relative to
+    the median plain cell, and counts when its length is at least :data:`JOKER_TINT` and
+    one axis is :data:`JOKER_TINT_Z` robust standard deviations (of the plain cells) out.
+    """
+    lt = np.log(np.maximum(centre, 1e-5)) - np.log(np.maximum(loo, 1e-5))
+    opp = np.stack([lt[..., 2] - lt[..., 0], lt[..., 1] - 0.5 * (lt[..., 0] + lt[..., 2])],
+                   axis=-1)
+    d = opp - np.median(opp[plain], axis=0)
+    sigma = 1.4826 * np.median(np.abs(d[plain]), axis=0)
+    z = np.abs(d) / np.maximum(sigma, 1e-3)
+    return (np.hypot(d[..., 0], d[..., 1]) >= JOKER_TINT) & (z.max(axis=-1) >= JOKER_TINT_Z)
 
 
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
