@@ -97,19 +97,23 @@ def test_ruler_without_any_board_colour_is_none():
 
 # ----------------------------------------------------------------------- rendered photos
 
-# (photo seed of dev dataset 4251 hard, width, height, size): a red floral cloth with
-# green blots, 9×9 (the ruler stretched past the board when its strips read the table);
-# a white cloth with red and dark blots, 12×12 (found as 9×9 when the outline was pulled
-# off by the blots)
-HARD_PHOTOS = [(65958454793192, 720, 1280, 9), (133021088313619, 720, 1280, 12)]
+# (photo seed of dev datasets 4251 hard / 4250 normal, difficulty, width, height, size):
+# a red floral cloth with green blots, 9×9 (the ruler stretched past the board when its
+# strips read the table); a white cloth with red and dark blots, 12×12 (found as 9×9
+# when the outline was pulled off by the blots); a blue gingham cloth, 12×12 with its
+# upper rows empty (the colour cluster held only the tiles' rows: no board found before
+# the grown clusters were tried)
+HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
+               (133021088313619, "hard", 720, 1280, 12),
+               (124113672743452, "normal", 1080, 1920, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")
 def hard_photo(request):
     from vision.simulator.dataset import random_photo
 
-    seed, w, h, n = request.param
-    photo = random_photo("colomino", seed, "hard", w, h)
+    seed, difficulty, w, h, n = request.param
+    photo = random_photo("colomino", seed, difficulty, w, h)
     assert len(photo.truth["state"]["rows"]) == n
     return decode_photo(photo.jpeg), photo.truth
 
@@ -145,3 +149,4 @@ def test_blank_and_patterned_tables_have_no_field():
     for image in (blank, gingham, noise):
         with pytest.raises(NothingFound):
             cf.locate_field(image)
+

@@ -59,6 +59,9 @@ MIN_GRID_SCORE = 0.3
 #: ... and, unless it shows at least this much, rim markings (:func:`rim_evidence`).
 SURE_GRID_SCORE = 0.45
 MIN_RIM_EVIDENCE = 0.1
+#: When no candidate shows a grid, the colour clusters are grown by this fraction of the
+#: photo's shorter side and tried again.
+CLUSTER_GROWTH = 0.1
 
 
 # ----------------------------------------------------------------------------- locate
@@ -112,14 +115,17 @@ def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) ->
 
 
 def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
-                          classes: list[np.ndarray] | None = None) -> list[np.ndarray]:
+                          classes: list[np.ndarray] | None = None,
+                          grow: float = 0.0) -> list[np.ndarray]:
     """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
 
     A class covering a fifth of the photo is the table (or the light) and is dropped.
     Where at least three of the remaining classes occur within a window of a sixth of
     the photo, the board is likely; the coloured pixels of each such region (largest
     two) give a rectangle. ``classes``: the masks of :func:`_colour_classes_small` for
-    ``small`` and ``gains``, if already at hand.
+    ``small`` and ``gains``, if already at hand. ``grow``: the regions are first grown by
+    this fraction of the photo's shorter side (the thin ring of rim markings beside a
+    board's empty rows is too sparse to join the region of its tiles).
     """
     h, w = small.shape[:2]
     if classes is None:
@@ -139,6 +145,9 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
     div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
     need = min(3, len(masks))
     region = (div >= need).astype(np.uint8)
+    if grow > 0:
+        k = max(3, int(round(grow * min(h, w))) | 1)
+        region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(region)
     out = []
     for i in (np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:2] + 1):
@@ -521,12 +530,18 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     drop = [m.mean() >= 0.2 for m in classes]
     best = None  # (score, n, H image → unit field square)
     own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
-    cands = [_expand(q, 1.06) / s for q in _colour_cluster_quads(small, gains, classes)]
+    clusters = _colour_cluster_quads(small, gains, classes)
+    cands = [_expand(q, 1.06) / s for q in clusters]
     for stage in range(2):
         if stage == 1:
             if best is not None and best[0] >= 0.45:
                 break
-            cands = [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
+            # the colour clusters grown (a board whose edge rows hold few tiles, or whose
+            # markings share the table's colour, reaches past its cluster), then closed
+            # outlines of edges, colour and flat regions
+            cands = [_expand(q, 1.06) / s
+                     for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH)]
+            cands += [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
         for q in cands:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
                                      gains, sizes, own_views=own_views)
