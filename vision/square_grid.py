@@ -377,6 +377,15 @@ def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
     return a, b
 
 
+@lru_cache(maxsize=8)
+def _pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(m, 1)``, cached (read-only)."""
+    i, j = np.triu_indices(m, 1)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
+
+
 def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: float = 0.6):
     """Fit ``d ≈ a + b·t`` to the largest collinear subset of the points (deterministic
     RANSAC): every pair among up to 32 points spread evenly over ``t`` proposes a line
@@ -388,7 +397,7 @@ def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: f
     if len(t) < 4:
         return None
     pick = np.unique(np.linspace(0, len(t) - 1, min(len(t), 32)).round().astype(np.int64))
-    i, j = np.triu_indices(len(pick), 1)
+    i, j = _pair_indices(len(pick))
     ti, tj, di, dj = t[pick[i]], t[pick[j]], d[pick[i]], d[pick[j]]
     ok = np.abs(tj - ti) >= 0.2 * (t[-1] - t[0] + 1e-9)
     b = np.where(ok, (dj - di) / np.where(ok, tj - ti, 1.0), 0.0)
@@ -397,12 +406,17 @@ def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: f
         return _robust_line(t, d)
     b = b[ok]
     a = di[ok] - b * ti[ok]
-    res = np.abs(d[None, :] - (a[:, None] + b[:, None] * t[None, :]))
-    inl = res <= tol
-    count = inl.sum(axis=1)
-    cost = np.where(inl, res, tol).sum(axis=1)
-    best = int(np.lexsort((cost, -count))[0])
-    keep = inl[best]
+    # |d - (a + b·t)| for every line and point, in one buffer
+    res = np.multiply(b[:, None], t[None, :])
+    res += a[:, None]
+    np.subtract(d[None, :], res, out=res)
+    np.abs(res, out=res)
+    count = np.count_nonzero(res <= tol, axis=1)
+    best_count = count.max()
+    top = np.flatnonzero(count == best_count)  # ties: the smaller summed residual
+    cost = np.minimum(res[top], tol).sum(axis=1)
+    best = int(top[int(np.argmin(cost))])
+    keep = res[best] <= tol
     if np.count_nonzero(keep) < 4:
         return None
     bb, aa = np.polyfit(t[keep], d[keep], 1)
