@@ -82,3 +82,57 @@ def test_joker_tint_is_relative_to_the_photos_plain_cells():
     noisy = loo * (1.0 + 0.08 * rng.standard_normal((n, n, 3)))
     noisy[4, 4] = centre[4, 4]
     assert not cr.joker_tint(noisy, loo, plain)[4, 4]
+
+
+def test_clipped_fraction_counts_clipped_pixels_per_triangle_and_channel():
+    n, C, M = 3, cr.CELL, cr.MARGIN_CELLS * cr.CELL
+    canon = np.full((n * C + 2 * M, n * C + 2 * M, 3), 120, np.uint8)
+    # cell (1, 2): its east half has the red channel (BGR index 2) at 255, blue at 252
+    y0, x0 = M + C, M + 2 * C
+    canon[y0:y0 + C, x0 + C // 2:x0 + C, 2] = 255
+    canon[y0:y0 + C, x0 + C // 2:x0 + C, 0] = 252
+    frac = cr.clipped_fraction(canon, n)
+    assert frac.shape == (n, n, 4, 3)
+    np.testing.assert_allclose(frac[1, 2, 1], [1.0, 0.0, 1.0])      # east: R and B, RGB
+    np.testing.assert_allclose(frac[1, 2, 3], [0.0, 0.0, 0.0])      # west untouched
+    assert 0.3 < frac[1, 2, 0, 0] < 0.7                              # north: half of it
+    frac[1, 2] = 0
+    assert not frac.any()                                           # no other cell
+
+
+def test_a_clipped_triangle_at_the_rim_takes_the_rim_marking():
+    n, K = 3, 4
+    labels = np.zeros((n, n, 4), int)
+    is_tile = np.zeros((n, n), bool)
+    is_tile[0, 1] = True
+    # the tile's north triangle reads green (2) fairly surely; the layout prints yellow (1)
+    dist = np.full((n, n, 4, K), 1.0)
+    dist[0, 1, 0] = [3.0, 2.5, 0.0, 3.0]
+    labels[0, 1] = [2, 0, 0, 0]
+    rim_dist = np.ones((4, n, K))
+    rim_known = np.full((4, n), -1)
+    rim_known[0, 1] = 1
+    plain = cr.decode_edges(labels, dist, is_tile, rim_dist, rim_known)
+    assert plain[0, 1, 0] == 2          # sure enough of itself against the marking
+    # the same reading from a triangle whose red channel is clipped counts less
+    weight = np.ones((n, n, 4))
+    weight[0, 1, 0] = cr.CLIPPED_WEIGHT
+    out = cr.decode_edges(labels, dist, is_tile, rim_dist, rim_known, weight=weight)
+    assert out[0, 1, 0] == 1
+
+
+def test_a_clipped_triangle_gives_way_to_its_unclipped_neighbour_across_the_edge():
+    n, K = 3, 4
+    is_tile = np.zeros((n, n), bool)
+    is_tile[1, 0] = is_tile[1, 1] = True
+    dist = np.full((n, n, 4, K), 2.0)
+    dist[1, 0, 1] = [2.0, 0.9, 0.0, 2.0]   # east side of (1, 0): green, clipped
+    dist[1, 1, 3] = [2.0, 0.0, 0.6, 2.0]   # west side of (1, 1): yellow, clean
+    labels = np.argmin(dist, axis=-1)
+    rim_dist = np.ones((4, n, K))
+    joint = cr.decode_edges(labels, dist, is_tile, rim_dist)
+    assert joint[1, 0, 1] == joint[1, 1, 3] == 2
+    weight = np.ones((n, n, 4))
+    weight[1, 0, 1] = cr.CLIPPED_WEIGHT
+    out = cr.decode_edges(labels, dist, is_tile, rim_dist, weight=weight)
+    assert out[1, 0, 1] == out[1, 1, 3] == 1

@@ -17,7 +17,9 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
-   rim marking there, one beside an uncovered printed field to its colour.
+   rim marking there, one beside an uncovered printed field to its colour. A triangle
+   with a channel clipped in most of its pixels (:func:`clipped_fraction`) counts for
+   less against the other side of its edge and the rim marking.
 5. *Orient* (before the edge decoding of step 4, which uses the oriented layout): the
    read rim is compared with the default layouts in all four turns; the best turn fixes
    the base line (south). If none fits, the read rim is returned under
@@ -110,6 +112,12 @@ POSTERIOR_SCALE = 0.3
 SURE_MISMATCH = 3.0
 RIM_PRIOR = 2.0
 PRINT_PRIOR = 1.0
+#: A triangle with a channel clipped (≥ :data:`CLIP_LEVEL` of 255) in at least half of its
+#: pixels has lost that channel (a warm lamp's glare clips red: yellow then reads green,
+#: red reads blue); its colour evidence counts this much in the edge decoding, so the
+#: other side of the edge, the rim marking or a printed field decide where they can.
+CLIPPED_WEIGHT = 0.25
+CLIP_LEVEL = 250
 
 
 # ----------------------------------------------------------------------------- read
@@ -162,6 +170,19 @@ def read_canonical(canon: np.ndarray, n: int):
     rim = np.stack([_saturated_means(st.reshape(st.shape[0], n, CELL, 3)[:, :, a0:a1])
                     for st in strips])
     return tri, centre, rim
+
+
+def clipped_fraction(canon: np.ndarray, n: int, level: int = CLIP_LEVEL) -> np.ndarray:
+    """Share ``(n, n, 4, 3)`` of each triangle's sampled pixels (masks of
+    :func:`read_canonical`, canonical N, E, S, W) at or above ``level`` in each channel
+    (RGB order) of the canonical view ``canon`` (uint8 BGR): where the camera clipped."""
+    M = MARGIN_CELLS * CELL
+    hot = (canon[M:M + n * CELL, M:M + n * CELL, ::-1] >= level).astype(np.float32)
+    flat = hot.reshape(n, CELL, n, CELL, 3).transpose(0, 2, 4, 1, 3).reshape(
+        n, n, 3, CELL * CELL)
+    masks = _cell_masks(CELL)
+    weights = np.stack([masks[k].ravel() for k in "NESW"], axis=1)  # (CELL², 4)
+    return (flat @ weights).transpose(0, 1, 3, 2)
 
 
 def _saturated_means(block: np.ndarray) -> np.ndarray:
@@ -416,7 +437,8 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
 def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
                  rim_dist: np.ndarray, rim_known: np.ndarray | None = None,
                  printed: np.ndarray | None = None,
-                 sure: float = SURE_MISMATCH) -> np.ndarray:
+                 sure: float = SURE_MISMATCH,
+                 weight: np.ndarray | None = None) -> np.ndarray:
     """The colour of every tile edge from both sides of it: placed tiles match their
     neighbours along every shared edge, and the rim marking beside them.
 
@@ -434,7 +456,9 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     ``labels (n, n, 4)`` NESW in the canonical frame, ``dist (n, n, 4, 4)``,
     ``is_tile (n, n)`` (jokers and uncovered print excluded), ``rim_dist (4, n, 4)`` of
     the markings read (canonical top, right, bottom, left), ``rim_known (4, n)`` or None,
-    ``printed (n, n)`` or None.
+    ``printed (n, n)`` or None. ``weight (n, n, 4)`` (or None: all 1) scales each
+    triangle's evidence against the other side of its edge (a clipped triangle's counts
+    less, also against the rim marking); the print prior compares with it unscaled.
     Returns new labels.
     """
     n = labels.shape[0]
@@ -447,6 +471,9 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
         a = is_tile[:n - dr, :n - dc] & is_tile[dr:, dc:]
         da = dist[:n - dr, :n - dc, sa][a]                     # (pairs, K)
         db = dist[dr:, dc:, sb][a]
+        if weight is not None:  # how much each side's evidence counts against the other
+            da = da * weight[:n - dr, :n - dc, sa][a][:, None]
+            db = db * weight[dr:, dc:, sb][a][:, None]
         ma = margin[:n - dr, :n - dc, sa][a]
         mb = margin[dr:, dc:, sb][a]
         la = out[:n - dr, :n - dc, sa][a]
@@ -463,6 +490,8 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     for side, (rr, cc) in enumerate(cells):
         t = is_tile[rr, cc]
         d = dist[rr, cc, side]                                     # (n, K)
+        if weight is not None:
+            d = d * weight[rr, cc, side][:, None]
         # where the layout is known (and the marking read agrees with it) it is a
         # strong prior; elsewhere the marking as read counts as the other side's evidence
         cost = d + rim_dist[side]
@@ -599,7 +628,10 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             labels == np.maximum(printed, 0)[..., None], axis=-1)
         is_tile = is_tile & ~uncovered
         printed = np.where(uncovered, printed, -1)
-    labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed)
+    # clipped triangles: their colour evidence is weak (the edge's other side decides)
+    clipped = clipped_fraction(canon, n).max(axis=-1) >= 0.5
+    labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed,
+                          weight=np.where(clipped, CLIPPED_WEIGHT, 1.0))
     rows = [["." for _ in range(n)] for _ in range(n)]
     conf = np.ones((n, n))
     for r in range(n):
