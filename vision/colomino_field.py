@@ -62,6 +62,9 @@ MIN_RIM_EVIDENCE = 0.1
 #: When no candidate shows a grid, the colour clusters are grown by this fraction of the
 #: photo's shorter side and tried again.
 CLUSTER_GROWTH = 0.1
+#: A best grid below this score whose rim markings do not show
+#: (:data:`MIN_RIM_EVIDENCE`) does not end the search before the grown clusters.
+DOUBT_BELOW = 0.6
 
 
 # ----------------------------------------------------------------------------- locate
@@ -513,6 +516,17 @@ def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
     return m, shift @ Hbig, np.ascontiguousarray(crop)
 
 
+def _rim_of(image: np.ndarray, found) -> float:
+    """:func:`rim_evidence` of a grid ``found`` ``(score, n, H image → unit field, ...)``
+    in its canonical view, warped from ``image``."""
+    n = found[1]
+    M = MARGIN_CELLS * CELL
+    T = np.array([[n * CELL, 0, M], [0, n * CELL, M], [0, 0, 1]], np.float64)
+    size = n * CELL + 2 * M
+    canon = cv2.warpPerspective(image, T @ found[2], (size, size), flags=cv2.INTER_LINEAR)
+    return rim_evidence(canon, n)
+
+
 def locate_field(image: np.ndarray, sizes=(9, 12)):
     """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
     pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
@@ -534,7 +548,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     cands = [_expand(q, 1.06) / s for q in clusters]
     for stage in range(2):
         if stage == 1:
-            if best is not None and best[0] >= 0.45:
+            if best is not None and best[0] >= 0.45 and (
+                    best[0] >= DOUBT_BELOW or _rim_of(image, best) >= MIN_RIM_EVIDENCE):
                 break
             # the colour clusters grown (a board whose edge rows hold few tiles, or whose
             # markings share the table's colour, reaches past its cluster), then closed
