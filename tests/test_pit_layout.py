@@ -247,3 +247,31 @@ def test_a_board_has_no_ghost():
     for dy in (-pl.GHOST_SHIFT, pl.GHOST_SHIFT):
         ghost = hom @ np.array([[1.0, 0, 0], [0, 1.0, dy], [0, 0, 1]])
         assert pl.cavity_contrast(img, ghost) < pl.GHOST_TABLE
+
+
+# dev photo 4301 #16 (hard): the board seen end-on in steep perspective on a wooden floor
+STEEP_STATE = {"game": "wauri", "south": [1, 1, 2, 5, 2, 3], "north": [0, 1, 0, 11, 4, 1],
+               "stores": {"south": 8, "north": 9}, "to_move": "south"}
+STEEP_SEED = 44976896554866
+
+
+def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
+    """The lattice fits the near pits of a board in steep perspective but is a pitch off
+    at the far end; two polish rounds leave it there (no board), polishing further while
+    the contrast rises locates every cavity."""
+    from vision.simulator.dataset import render_state
+    from vision.wauri_recognition import flip_counts
+
+    photo = render_state("wauri", STEEP_STATE, STEEP_SEED, "hard")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    fit = pl.find_board(img)
+    assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
+    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    want = np.array([by[c.name] for c in pl.CAVITIES])
+    radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
+    err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
+              for o in (list(range(14)), flip_counts(list(range(14)))))
+    assert err < 0.3 * radius
+    monkeypatch.setattr(pl, "POLISH_MORE", 0)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86

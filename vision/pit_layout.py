@@ -25,7 +25,10 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    with a cavity template search (:func:`fit_cavities`).
 3. Every candidate is **polished** (:func:`polish_fit`): in a top view each pit moves to
    the best :func:`cavity_response` (inner part vs a uniform ring of wood) within 0.3
-   pitch, a RANSAC homography goes through the 12 and the stores join when they agree.
+   pitch, a RANSAC homography goes through the 12 and the stores join when they agree;
+   a candidate that is not clear is polished further while its contrast rises
+   (:func:`polish_further`: a lattice fitted to the near pits of a board in steep
+   perspective comes in round by round).
    Candidates are ranked by :func:`cavity_contrast` (every cavity against its own ring
    of board top, a ROC area: ~0.5 on a table, 0.9–1 on a board); the first clear one
    ends the search.
@@ -404,6 +407,9 @@ def fit_cavities(image, hom: np.ndarray, stretch_x=STRETCH_X, stretch_y=STRETCH_
 POLISH_PX_PER_MM = 0.5  # resolution of the top view in which every cavity is located
 POLISH_COARSE = 0.7  # scale of the top view in polish rounds before the last
 POLISH_WINDOW = 0.3  # a cavity is searched within this fraction of the pitch of its place
+POLISH_MORE = 4  # further polish rounds of a candidate that is not clear (polish_further)
+POLISH_GAIN = 0.02  # ... while its cavity contrast rises by at least this much
+POLISH_MORE_PITS = 9  # ... when its first polish located at least this many pits
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
 RESPONSE_RMS = True  # cavity_response: RMS distance of the inner part (a pile of light and
@@ -577,6 +583,29 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
         hom = hom @ h_mm
         hom = hom / hom[2, 2]
     return hom, located
+
+
+def polish_further(image, hom: np.ndarray, found: int,
+                   contrast: float) -> tuple[np.ndarray, int, float]:
+    """Go on polishing a fit (:func:`polish_fit`, one round each, at most
+    :data:`POLISH_MORE`) while its :func:`cavity_contrast` rises by at least
+    :data:`POLISH_GAIN` and it is not clear.
+
+    A fit right at one end of the board but off by up to a pitch at the other (a lattice
+    fitted to the near pits of a board seen in steep perspective) comes in round by
+    round: the located pits pull the homography, the next ones fall into their windows.
+    ``image``: photo or :class:`Pyramid`; ``hom``: board mm → px; ``found``/``contrast``:
+    the fit's pits located and contrast. Returns the same three for the last round kept.
+    """
+    for _ in range(POLISH_MORE):
+        if contrast >= CONTRAST_SURE and found >= SURE_PITS:
+            break
+        hom2, found2 = polish_fit(image, hom, rounds=1)
+        contrast2 = cavity_contrast(image, hom2)
+        if found2 == 0 or contrast2 < contrast + POLISH_GAIN:
+            break
+        hom, found, contrast = hom2, found2, contrast2
+    return hom, found, contrast
 
 
 # --------------------------------------------------------------------------- pit lattice
@@ -931,6 +960,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         """Polish and rank one candidate; True when it is a clear board."""
         hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
+        if found >= POLISH_MORE_PITS and not (contrast >= CONTRAST_SURE and found >= SURE_PITS):
+            hom, found, contrast = polish_further(pyr, hom, found, contrast)
         if contrast < CONTRAST_SURE:
             if contrast0 is None:
                 contrast0 = cavity_contrast(pyr, hom0)
