@@ -7,13 +7,17 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    mix; their regions' minimum-area rectangles, and closed edge contours
    (:func:`vision.square_grid.quad_candidates`), are candidate outlines. A class
    covering a fifth of the photo, or common outside a candidate (a blue gingham
-   cloth), is the table's for that candidate.
+   cloth), is the table's for that candidate. When no candidate shows a clear grid (or
+   the best one below 0.6 shows no rim markings), the colour regions are grown and
+   tried again (the sparse ring of markings beside a board's empty rows), then closed
+   outlines.
 2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
    twice on the ring of rim markings (or, failing that, on the board print's colour,
-   white-patch balanced): robust lines through the outermost marked pixels of each
-   side. When neither re-fitted outline shows a clear grid, the printed lines are also
-   fitted in the candidate's own view (markings in the table's colours, a print tinted
-   by the lamp beyond its mask).
+   white-patch balanced): per side, the line most of the outermost marked pixels follow
+   (:func:`vision.square_grid.outline_from_mask`; a table pattern beside the board need
+   not be a small minority). When neither re-fitted outline shows a clear grid, the
+   printed lines are also fitted in the candidate's own view (markings in the table's
+   colours, a print tinted by the lamp beyond its mask).
 3. *Fit the grid*, two ways, one score: the *rim ruler* — along each side the rim
    markings are runs of one colour (or of any colour when the table shares the
    board's), their centres regressed on their index give the cell pitch and position
