@@ -136,3 +136,27 @@ def test_a_clipped_triangle_gives_way_to_its_unclipped_neighbour_across_the_edge
     weight[1, 0, 1] = cr.CLIPPED_WEIGHT
     out = cr.decode_edges(labels, dist, is_tile, rim_dist, weight=weight)
     assert out[1, 0, 1] == out[1, 1, 3] == 1
+
+
+def test_clipped_yellows_between_yellow_and_green_stay_yellow():
+    # Lab-like features: glare-clipped yellow triangles lie between the yellow and the
+    # green cluster (the lost red channel turns them greenish), half of them seeded green
+    rng = np.random.default_rng(5)
+
+    def blob(centre, k):
+        return np.asarray(centre, float) + rng.standard_normal((k, 3))
+
+    yellow, clipped_yellow, green = blob((0, 20, 0), 20), blob((5, 20, 0), 16), blob(
+        (10, 20, 0), 20)
+    red, blue = blob((0, -20, 0), 20), blob((0, 0, 20), 20)
+    feats = np.concatenate([red, yellow, clipped_yellow, green, blue])
+    truth = np.repeat([0, 1, 1, 2, 3], [20, 20, 16, 20, 20])
+    init = truth.copy()
+    init[40:48] = 2
+    clipped = np.zeros(len(feats))
+    clipped[40:56] = 1.0   # the camera clipped them ...
+    clipped[0:10] = 1.0    # ... and some reds (a warm lamp clips red plastic too)
+    plain = cr.colour_posteriors(feats, init).argmax(axis=1)
+    assert (plain[40:56] == 2).sum() >= 12       # without the clipping: read green
+    got = cr.colour_posteriors(feats, init, clipped=clipped).argmax(axis=1)
+    assert (got == truth).all()

@@ -13,7 +13,9 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    board unevenly in brightness and colour); a cell is a tile when its two most
    coloured triangles are saturated against that local print (split per photo, Otsu).
    Hues are labelled in CIE Lab after the board's global print balance, with centres
-   re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab.
+   re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab in
+   which every colour also has its own chance of being clipped by the camera (a warm
+   lamp clips yellow and red plastic, rarely green or blue).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -404,14 +406,18 @@ def hue_distances(lab: np.ndarray, cent: np.ndarray) -> np.ndarray:
 
 
 def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
-                      reg: float = 9.0, min_count: int = 5) -> np.ndarray | None:
+                      reg: float = 9.0, min_count: int = 5,
+                      clipped: np.ndarray | None = None) -> np.ndarray | None:
     """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian
     mixture (full covariances, EM) fitted to this photo's own triangles.
 
     ``feats (N, 3)``: weighted CIE Lab of the triangles; ``init (N,)``: their first
     labels (hue), which seed the responsibilities. ``reg`` (Lab units²) is added to
     every covariance. Returns None when a colour has fewer than ``min_count`` seeds
-    (a mixture needs every colour present)."""
+    (a mixture needs every colour present). ``clipped (N,)`` (0..1, optional): the share
+    of each triangle's pixels where the camera clipped a channel; each colour has its
+    own chance of being clipped (a warm lamp clips yellow and red plastic far more often
+    than green or blue), fitted with the mixture (Bernoulli, one pseudo-count each way)."""
     K = len(COLOURS)
     if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
         return None
@@ -428,6 +434,9 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
         for k, d in enumerate(ds):
             ll[:, k] = (-0.5 * np.einsum("nd,de,ne->n", d, invs[k], d)
                         - 0.5 * np.log(dets[k]) + np.log(nk[k] / len(feats)))
+        if clipped is not None:
+            pk = np.clip((resp.T @ clipped + 1.0) / (nk + 2.0), 0.02, 0.98)
+            ll += clipped[:, None] * np.log(pk) + (1.0 - clipped[:, None]) * np.log(1.0 - pk)
         ll -= ll.max(axis=1, keepdims=True)
         resp = np.exp(ll)
         resp /= resp.sum(axis=1, keepdims=True)
@@ -587,7 +596,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # the plastic colours of this photo as four full-covariance clusters in Lab: glare
     # and shade stretch each colour's cluster its own way, which hue alone cannot follow
     on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
-    post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles])
+    clip_frac = clipped_fraction(canon, n).max(axis=-1)
+    post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles],
+                             clipped=clip_frac[on_tiles])
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
@@ -629,7 +640,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         is_tile = is_tile & ~uncovered
         printed = np.where(uncovered, printed, -1)
     # clipped triangles: their colour evidence is weak (the edge's other side decides)
-    clipped = clipped_fraction(canon, n).max(axis=-1) >= 0.5
+    clipped = clip_frac >= 0.5
     labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed,
                           weight=np.where(clipped, CLIPPED_WEIGHT, 1.0))
     rows = [["." for _ in range(n)] for _ in range(n)]
