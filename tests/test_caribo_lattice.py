@@ -150,3 +150,61 @@ def test_sample_photo_lattice_first_and_unique(name):
         centres = hexlattice.apply_homography(H, hexlattice.axial_to_world(cells))
         assert not any(caribo_lattice.same_lattice(Hk, ck, H, centres) for Hk, ck in seen)
         seen.append((H, centres))
+
+
+def test_figure_components_drop_small_regions():
+    """Regions of at least FIGURE_COMPONENT of the largest one's area are kept."""
+    mask = np.zeros((200, 300), np.uint8)
+    cv2.rectangle(mask, (10, 10), (109, 109), 1, -1)  # 10000 px: the figure
+    cv2.rectangle(mask, (150, 10), (199, 79), 1, -1)  # 3500 px: a split-off part
+    cv2.rectangle(mask, (150, 150), (179, 179), 1, -1)  # 900 px: a prop
+    kept = caribo_lattice.figure_components(mask > 0)
+    assert kept.dtype == bool and kept.shape == mask.shape
+    assert kept[50, 50] and kept[40, 170] and not kept[160, 160]
+    assert kept.sum() == 10000 + 3500
+    assert not caribo_lattice.figure_components(np.zeros((20, 20), bool)).any()
+
+
+def _figure_with_striped_props() -> np.ndarray:
+    """A 37-tile honeycomb (random segment paints, pitch 44 px) on a plain table, and
+    five small props striped along a fourth line direction, apart from the figure."""
+    img = np.full((480, 640, 3), (120, 140, 150), np.uint8)
+    rng = np.random.default_rng(5)
+    paints = [(40, 40, 200), (40, 180, 40), (200, 90, 30), (30, 200, 220), (230, 230, 230),
+              (30, 30, 30)]
+    pitch = 44.0
+    for q in range(-3, 4):
+        for r in range(-3, 4):
+            if abs(q + r) > 3:
+                continue
+            c = np.array([260 + pitch * (q + r / 2), 240 + pitch * r * math.sqrt(3) / 2])
+            v = hexlattice.hex_vertices(0.94 * pitch / math.sqrt(3)) + c
+            for k in range(6):
+                tri = np.array([c, v[k], v[(k + 1) % 6]])
+                cv2.fillPoly(img, [np.round(tri * 16).astype(np.int32)],
+                             paints[rng.integers(6)], cv2.LINE_AA, 4)
+    stripes = np.zeros(img.shape[:2], np.uint8)
+    for k in range(-200, 800, 10):
+        cv2.line(stripes, (k, 0), (k + 160, 480), 1, 5)
+    props = np.zeros(img.shape[:2], np.uint8)
+    for x0, y0 in ((470, 60), (540, 150), (470, 260), (540, 330), (60, 330)):
+        cv2.rectangle(props, (x0, y0), (x0 + 50, y0 + 90), 1, -1)
+    img[(props > 0) & (stripes > 0)] = (20, 20, 220)
+    img[(props > 0) & (stripes == 0)] = (60, 230, 230)
+    return img
+
+
+def test_props_lines_do_not_make_the_figure_not_hexagonal():
+    """The fourth-direction test is judged on the figure: striped props beside it (lines
+    along a fourth direction, as a tablecloth or a ruler) do not reject the photo, which
+    the same test on all the paint did."""
+    img = _figure_with_striped_props()
+    small, scale = cr._detection_image(img)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    figure = caribo_lattice.figure_components(paint)
+    assert not figure[100:190, 470:520].any()  # a prop
+    assert hexlattice.line_directions(lab, region) is None
+    assert hexlattice.line_directions(lab, region, test_mask=figure) is not None
+    assert caribo_lattice.find_lattice(lab, paint, scale)

@@ -365,7 +365,8 @@ def separated_peak_heights(hist: np.ndarray, min_sep: float) -> list[float]:
 
 
 def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
-                    max_fourth: float | None = MAX_FOURTH_DIRECTION) -> np.ndarray | None:
+                    max_fourth: float | None = MAX_FOURTH_DIRECTION,
+                    test_mask: np.ndarray | None = None) -> np.ndarray | None:
     """The three dominant edge-line directions ``(3, 2)`` (unit vectors) inside ``mask``.
 
     Colour gradients of the ``(H, W, 3)`` Lab image are pooled per pixel (structure
@@ -373,7 +374,9 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     modulo 180°. A hexagonal pattern under any affine view shows three peaks (tile
     outlines and paint spokes share the same three directions). Returns None when three
     separated peaks are not found, or (``max_fourth``) when a fourth separated direction
-    peak reaches ``max_fourth`` times the third: the pattern is then not hexagonal.
+    peak reaches ``max_fourth`` times the third: the pattern is then not hexagonal. The
+    fourth-direction test is measured inside ``test_mask`` (boolean ``(H, W)``; default
+    ``mask``), e.g. the figure without the props next to it.
     """
     jxx = np.zeros(lab.shape[:2], np.float32)
     jyy = np.zeros_like(jxx)
@@ -384,18 +387,24 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
         jxx += gx * gx
         jyy += gy * gy
         jxy += gx * gy
-    m = mask.astype(bool)
-    a, b, c = jxx[m], jyy[m], jxy[m]
-    theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
-    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
-    if strength.size == 0 or strength.sum() <= 0:
+
+    def histogram(m: np.ndarray) -> np.ndarray | None:
+        m = m.astype(bool)
+        a, b, c = jxx[m], jyy[m], jxy[m]
+        theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
+        strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+        if strength.size == 0 or strength.sum() <= 0:
+            return None
+        # line direction = gradient orientation + 90°
+        ang = (np.degrees(theta) + 90.0) % 180.0
+        hist, _ = np.histogram(ang, bins=bins, range=(0, 180), weights=np.sqrt(strength))
+        k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+        ext = np.concatenate([hist[-6:], hist, hist[:6]])
+        return np.convolve(ext, k / k.sum(), mode="same")[6:-6]
+
+    smooth = histogram(mask)
+    if smooth is None:
         return None
-    # line direction = gradient orientation + 90°
-    ang = (np.degrees(theta) + 90.0) % 180.0
-    hist, _ = np.histogram(ang, bins=bins, range=(0, 180), weights=np.sqrt(strength))
-    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
-    ext = np.concatenate([hist[-6:], hist, hist[:6]])
-    smooth = np.convolve(ext, k / k.sum(), mode="same")[6:-6]
     peaks = []
     order = np.argsort(-smooth)
     for i in order:
@@ -410,7 +419,8 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     if smooth[int(peaks[2] / 180 * bins) % bins] < 0.15 * smooth.max():
         return None
     if max_fourth is not None:
-        v = separated_peak_heights(smooth, 25.0 * bins / 180.0)
+        test = smooth if test_mask is None else histogram(test_mask)
+        v = [] if test is None else separated_peak_heights(test, 25.0 * bins / 180.0)
         # a hexagonal pattern has exactly three line directions; a square grid split into
         # triangles (Colomino) shows four, a photo of other things a spread of them
         if len(v) >= 4 and v[3] > max_fourth * v[2]:
