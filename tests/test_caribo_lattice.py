@@ -208,3 +208,33 @@ def test_props_lines_do_not_make_the_figure_not_hexagonal():
     assert hexlattice.line_directions(lab, region) is None
     assert hexlattice.line_directions(lab, region, test_mask=figure) is not None
     assert caribo_lattice.find_lattice(lab, paint, scale)
+
+
+def test_batched_cut_scores_and_paint_window_change_no_answer():
+    """The cut scores of several lattices sampled at once equal those taken one by one
+    (a lattice without cells near the seed scores 1.0), and the paint window of the
+    half-on-paint test keeps every cell of the whole-image search."""
+    H = _perspective_lattice()
+    paint = np.zeros((400, 600), np.uint8)
+    cv2.ellipse(paint, (330, 220), (110, 70), 20, 0, 360, 1, -1)
+    cv2.circle(paint, (480, 120), 25, 1, -1)
+    by, bx = np.nonzero(paint - cv2.erode(paint, np.ones((3, 3))))
+    boundary = np.stack([bx, by], axis=1).astype(np.float64)
+    # a lattice so coarse that no cell centre lies within the seed's radius
+    far = hexlattice.affine_lattice_homography(np.array([1000.0, 0.0]),
+                                               np.array([500.0, 866.0]),
+                                               np.array([730.0, 620.0]))
+    Hs = [H, caribo_lattice._shifted(H, (0.3, -0.2)), far, H @ np.diag([0.5, 0.5, 1.0])]
+    c0 = np.array([330.0, 220.0])
+    together = caribo_lattice._cut_scores(Hs, paint.astype(np.float32), boundary, 30.0, c0,
+                                          105.0)
+    alone = [caribo_lattice._cut_scores([h], paint.astype(np.float32), boundary, 30.0, c0,
+                                        105.0)[0] for h in Hs]
+    assert together == alone and together[2] == 1.0 and together[0] > 0.0
+    for h in Hs[:2] + Hs[3:]:
+        pitch = 15.0 if h is Hs[3] else 30.0
+        window = caribo_lattice._paint_window(cv2.boundingRect(paint), pitch)
+        whole = caribo_lattice.cells_on_mask(h, paint.astype(np.float32), pitch)
+        near = caribo_lattice.cells_on_mask(h, paint.astype(np.float32), pitch, near=window)
+        assert len(whole) > 0
+        assert sorted(map(tuple, whole)) == sorted(map(tuple, near))

@@ -80,10 +80,11 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
             break
         seeds.append(np.array([float(x0), float(y0)]))
         cv2.circle(d, (int(x0), int(y0)), int(max(4 * dist[y0, x0], 10)), 0.0, -1)
+    bbox = cv2.boundingRect(paint.astype(np.uint8))  # x, y, w, h of the paint
     paint = paint.astype(np.float32)  # sampled many times below: convert once
     per_seed = []
     for c0 in seeds:
-        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch)
+        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox)
         if ranked:
             # candidates far below the seed's best are never the lattice read: not refined
             top = max(score for score, _, _ in ranked)
@@ -99,7 +100,7 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     kept = []  # (H, image centres of its cells on the paint) of the lattices returned
     for H, pitch, c0 in order[:LATTICE_ALTERNATIVES]:
         (Hr,) = _refine_lattice(H, pitch, signal, paint, c0)
-        cells = cells_on_mask(Hr, paint, pitch)
+        cells = cells_on_mask(Hr, paint, pitch, near=_paint_window(bbox, pitch))
         centres = hexlattice.apply_homography(Hr, hexlattice.axial_to_world(cells))
         if any(same_lattice(Hk, ck, Hr, centres) for Hk, ck in kept):
             continue  # the reader would read the same cells again
@@ -160,12 +161,22 @@ def same_lattice(Ha: np.ndarray, centres_a: np.ndarray, Hb: np.ndarray,
     return bool(np.all(np.abs(np.hypot(*wb.T) - 1.0) < tol))
 
 
-def _seed_candidates(c0, A, signal, paint, boundary, max_pitch) -> list:
+def _paint_window(bbox, pitch: float):
+    """``near`` window of :func:`cells_on_mask` holding every cell that can be half on
+    the paint: the circle around the paint's bounding box ``(x, y, w, h)`` (px), widened
+    by two pitches (a cell's interior samples lie within 0.35 pitch of its centre)."""
+    x, y, w, h = bbox
+    centre = np.array([x + 0.5 * w, y + 0.5 * h])
+    return centre, 0.5 * math.hypot(w, h) + 2.0 * pitch + 2.0
+
+
+def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox) -> list:
     """Lattices ``(score, pitch, H)`` seeded at ``c0``: best first, then the others.
 
     Scale and phase are searched on the cells around the seed (outline contrast); the
     local maxima over scale and the three vertex phases are then ranked by how little
-    the figure's outline cuts through cells, compared with random phases.
+    the figure's outline cuts through cells, compared with random phases. ``bbox``
+    ``(x, y, w, h)`` is the paint's bounding box.
     """
     curve = []
     pitch = MIN_PITCH
@@ -177,7 +188,7 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch) -> list:
         H0 = hexlattice.affine_lattice_homography(a_right, a_lr, c0)
         cells = cells_on_mask(H0, paint, pitch, min_frac=0.6, near=(c0, 1.8 * pitch))
         if len(cells) >= 1:
-            offs = np.array([a * a_right + b * a_lr for a in fr for b in fr])
+            offs = (fr[:, None, None] * a_right + fr[None, :, None] * a_lr).reshape(-1, 2)
             sc = hexlattice.outline_score(signal, H0, hexlattice.axial_to_world(cells), offs)
             mean = sc.mean(axis=0)
             k = int(np.argmax(mean))
@@ -198,17 +209,18 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch) -> list:
         _, pitch_i, origin, a_right, a_lr = curve[i]
         H0 = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
         radius = 3.5 * pitch_i
-        # the cut of a lattice at this scale in random phases: what "not aligned" means
-        chance = np.mean([
-            _cut_score(_shifted(H0, rng.uniform(-0.5, 0.5, 2)), paint, boundary, pitch_i, c0,
-                       radius) for _ in range(6)])
-        for shift in hexlattice.VERTEX_COSETS:
-            Hs = _shifted(H0, shift)
-            cut = _cut_score(Hs, paint, boundary, pitch_i, c0, radius)
+        # the cut of a lattice at this scale in random phases: what "not aligned" means;
+        # all nine lattices (six random phases, three vertex phases) sampled at once
+        randoms = [_shifted(H0, rng.uniform(-0.5, 0.5, 2)) for _ in range(6)]
+        phases = [_shifted(H0, shift) for shift in hexlattice.VERTEX_COSETS]
+        cuts = _cut_scores(randoms + phases, paint, boundary, pitch_i, c0, radius)
+        chance = np.mean(cuts[:6])
+        window = _paint_window(bbox, pitch_i)
+        for Hs, cut in zip(phases, cuts[6:], strict=True):
             score = -cut / max(chance, 1e-6) + OUTLINE_WEIGHT * vals[i] / max(max(vals), 1e-9)
             # a lattice so coarse that one or two cells hold the whole figure explains
             # nothing; prefer any finer candidate
-            if len(cells_on_mask(Hs, paint, pitch_i, min_frac=0.5)) < 3:
+            if len(cells_on_mask(Hs, paint, pitch_i, min_frac=0.5, near=window)) < 3:
                 score -= 1.0
             scored.append((score, pitch_i, Hs))
     top = max(c[0] for c in scored)
@@ -268,26 +280,36 @@ def _shifted(H: np.ndarray, world_shift) -> np.ndarray:
     return H @ T
 
 
-def _cut_score(H, paint, boundary, pitch, c0, radius) -> float:
-    """How much the lattice cells near ``c0`` are cut by the figure's outline.
+def _cut_scores(Hs, paint, boundary, pitch, c0, radius) -> list[float]:
+    """How much the cells near ``c0`` of each lattice in ``Hs`` are cut by the figure's
+    outline (one float per lattice).
 
     Sum over cells of min(covered, uncovered) area, per pixel of outline and pitch
     (dimensionless): about 0 when cell outlines follow the figure outline, larger for a
-    wrong scale or phase.
+    wrong scale or phase; 1.0 for a lattice without cells there. The samples of all
+    lattices are taken in one :func:`vision.hexlattice.sample_bilinear` call.
     """
-    cells = cells_on_mask(H, paint, pitch, min_frac=0.0, near=(c0, radius))
-    if len(cells) == 0:
-        return 1.0
-    world = hexlattice.axial_to_world(cells)
     inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
                           hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
-    f = hexlattice.sample_bilinear(np.asarray(paint, np.float32),
-                                   hexlattice.apply_homography(H, world[:, None] + inn[None]))
-    f = f.mean(axis=1)
-    cut_area = float(np.minimum(f, 1 - f).sum()) * 0.866 * pitch * pitch
     near = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2 <= radius * radius
     perim = float(near.sum()) + 1.0
-    return cut_area / perim
+    points, counts = [], []
+    for H in Hs:
+        cells = cells_on_mask(H, paint, pitch, min_frac=0.0, near=(c0, radius))
+        world = hexlattice.axial_to_world(cells)
+        points.append(hexlattice.apply_homography(H, world[:, None] + inn[None]))
+        counts.append(len(cells))
+    f = hexlattice.sample_bilinear(paint, np.concatenate(points)).mean(axis=1)
+    out, k = [], 0
+    for n in counts:
+        if n == 0:
+            out.append(1.0)
+            continue
+        part = f[k: k + n]
+        k += n
+        cut_area = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch
+        out.append(cut_area / perim)
+    return out
 
 
 def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
