@@ -275,3 +275,36 @@ def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
     monkeypatch.setattr(pl, "POLISH_MORE", 0)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
+
+
+# dev photo 4301 #9 (hard): a small board on a floral cloth whose blobs outnumber the pits
+FLORAL_STATE = {"game": "wauri", "south": [0, 1, 1, 0, 0, 1], "north": [0, 0, 1, 15, 1, 0],
+                "stores": {"south": 12, "north": 16}, "to_move": "north"}
+FLORAL_SEED = 109845480988048
+
+
+def test_pits_on_a_busy_cloth_are_found_among_spots_unlike_the_table(monkeypatch):
+    """The cloth's own blobs crowd the pits out of the lattice's spots; the spots whose
+    surround is not a colour of the table (its border) give the board."""
+    from vision.simulator.dataset import render_state
+    from vision.wauri_recognition import flip_counts
+
+    photo = render_state("wauri", FLORAL_STATE, FLORAL_SEED, "hard")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    pyr = pl.Pyramid(img)
+    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    want = np.array([by[c.name] for c in pl.CAVITIES])
+    radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
+
+    def err(hom):
+        got = cv2.perspectiveTransform(pl.CENTRES_MM[None], hom)[0]
+        return min(np.linalg.norm(got[o] - want, axis=1).max()
+                   for o in (list(range(14)), flip_counts(list(range(14)))))
+
+    # no proposal of the plain lattice is within a pitch of the board
+    assert min(err(h) for _n, h in pl.lattice_homographies(pyr)) > 2.5 * radius
+    fit = pl.find_board(pyr)
+    assert fit is not None and fit.contrast > 0.9 and err(fit.homography) < 0.3 * radius
+    monkeypatch.setattr(pl, "TABLE_RING_DE", ())
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86

@@ -23,6 +23,9 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    colours the photo's border, i.e. the table, does not show) and then the older
    **colour regions** (k-means in Lab, :func:`_region_fits`) propose rectangles, aligned
    with a cavity template search (:func:`fit_cavities`).
+   Still none clear: the lattice again, from spots whose surround is not a colour of
+   the table (:func:`table_lattice_homographies`; a busy cloth's blobs crowd the pits
+   out of the first lattice's spots).
 3. Every candidate is **polished** (:func:`polish_fit`): in a top view each pit moves to
    the best :func:`cavity_response` (inner part vs a uniform ring of wood) within 0.3
    pitch, a RANSAC homography goes through the 12 and the stores join when they agree;
@@ -636,7 +639,7 @@ class PitSpots:
     ring: np.ndarray
 
 
-def pit_candidates(small: np.ndarray) -> PitSpots:
+def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpots:
     """Pit-like spots of a reduced photo: a disk darker than a *uniform* ring around it.
 
     ``small``: ``(h, w, 3)`` uint8 BGR. For every radius in :data:`LAT_RADII` the score is
@@ -682,7 +685,7 @@ def pit_candidates(small: np.ndarray) -> PitSpots:
         peak = score >= cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
         ys, xs = np.nonzero(peak & (score > 0))
         sc = score[ys, xs]
-        order = np.argsort(-sc)[:LAT_PER_SCALE]
+        order = np.argsort(-sc)[:per_scale]
         ys, xs = ys[order], xs[order]
         pts.append(np.stack([xs, ys], 1).astype(np.float64) * f + (f - 1) / 2)
         scores.append(sc[order])
@@ -888,12 +891,9 @@ def _orient(hom: np.ndarray) -> np.ndarray:
     return hom / hom[2, 2]
 
 
-def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndarray]]:
-    """Board homographies (mm → full-image px, oriented) from the pit lattice.
-
-    Besides each lattice found, the same lattice shifted by one pit toward either end is
-    proposed (a store full of seeds can pass for a pit): the cavity template decides.
-    """
+def _lattice_image(pyr: Pyramid) -> tuple[np.ndarray, float]:
+    """The photo reduced to :data:`LAT_SIZE` px (long side) for the pit lattice, and the
+    factor back to full-image pixels."""
     image = pyr.levels[0]
     h, w = image.shape[:2]
     k = 0
@@ -903,15 +903,75 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     s = LAT_SIZE / max(src.shape[:2])
     small = cv2.resize(src, (max(1, round(src.shape[1] * s)), max(1, round(src.shape[0] * s))),
                        interpolation=cv2.INTER_AREA)
-    full = max(h, w) / max(small.shape[:2])
+    return small, max(h, w) / max(small.shape[:2])
+
+
+def _lattice_proposals(fits, full: float) -> list[tuple[int, np.ndarray]]:
     out = []
-    for n, hom in lattice_fits(pit_candidates(small), keep):
+    for n, hom in fits:
         hom = np.diag([full, full, 1.0]) @ hom
         for shift in (0.0, -PIT_PITCH, PIT_PITCH):
             t = np.array([[1.0, 0, shift], [0, 1.0, 0], [0, 0, 1.0]])
             out.append((n - (1 if shift else 0), _orient(hom @ t)))
     return out
 
+
+def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndarray]]:
+    """Board homographies (mm → full-image px, oriented) from the pit lattice.
+
+    Besides each lattice found, the same lattice shifted by one pit toward either end is
+    proposed (a store full of seeds can pass for a pit): the cavity template decides.
+    """
+    small, full = _lattice_image(pyr)
+    return _lattice_proposals(lattice_fits(pit_candidates(small), keep), full)
+
+
+TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
+TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
+
+
+def table_colours(lab: np.ndarray) -> np.ndarray:
+    """``(BODY_CLUSTERS, 3)`` colours of the table: k-means of the border (4 % of the long
+    side) of a reduced photo's Lab image ``lab`` (float32 ``(h, w, 3)``); the board lies
+    inside."""
+    k = BODY_CLUSTERS
+    hh, ww = lab.shape[:2]
+    b = max(2, int(0.04 * max(hh, ww)))
+    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    cv2.setRNGSeed(3)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, _, centres = cv2.kmeans(border, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    return centres
+
+
+def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndarray]]:
+    """Like :func:`lattice_homographies`, but from pit-like spots whose surround is *not*
+    a colour of the table (:func:`table_colours`; Lab distance, lightness halved, above
+    each of :data:`TABLE_RING_DE` in turn).
+
+    On a busy cloth (flowers, gingham) the strongest spots are the table's own blobs and
+    crowd the board's pits out of the :data:`LAT_PER_SCALE` kept per radius; a pit's
+    surround is the board top, which the table does not show. From the
+    :data:`TABLE_POOL` strongest spots per radius those with a surround unlike the table
+    are kept (the strongest :data:`LAT_PER_SCALE` per radius)."""
+    small, full = _lattice_image(pyr)
+    pool = pit_candidates(small, TABLE_POOL)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    centres = table_colours(lab)
+    d = pool.ring[:, None, :] - centres[None]
+    de = np.sqrt((d * d * np.array([0.5, 1.0, 1.0], np.float32)).sum(-1)).min(1)
+    out: list[tuple[int, np.ndarray]] = []
+    for limit in TABLE_RING_DE:
+        keep_idx = []
+        for si in range(len(LAT_RADII)):
+            idx = np.flatnonzero((pool.scale == si) & (de > limit))
+            keep_idx.append(idx[np.argsort(-pool.score[idx], kind="stable")][:LAT_PER_SCALE])
+        sel = np.concatenate(keep_idx)
+        spots = PitSpots(pool.pts[sel], pool.score[sel], pool.scale[sel], pool.rad[sel],
+                         pool.ring[sel])
+        out += _lattice_proposals(lattice_fits(spots, keep), full)
+    return out
 
 
 def find_board(image) -> BoardFit | None:
@@ -990,7 +1050,10 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         clear = add_best_first(lattice[1:] + [(hom, 0, score)
                                               for _t, score, hom in _body_fits(pyr)])
     if not clear:
-        add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
+        clear = add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
+    if not clear:
+        # a busy table can hide the pits from the lattice: spots not of the table's colours
+        add_best_first([(hom, n, n / 12.0) for n, hom in table_lattice_homographies(pyr)])
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
     for contrast, hom, found, score in ranked:
