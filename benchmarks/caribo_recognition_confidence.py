@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/caribo_recognition_confidence.py [--cache F.json]
-        [--weights W1,W2,W3,W4,B] [--fit] DIR [DIR ...]
+        [--weights W1,...,W6,B] [--fit] DIR [DIR ...]
 
 For every photo (``*.jpg`` + ``*.json`` from ``boardcam dataset``) the answer's tiles are
 matched to the truth pieces by pixel centre (within 0.3 tile pitch), the answer's 60°
@@ -14,13 +14,14 @@ the same bins for whole boards (answer ``confidence`` vs. board perfect as in
 ``boardcam evaluate``).
 
 The features :func:`vision.caribo_recognition._calibrate_confidences` is given (raw tile
-confidence, the lattice quality, the runner-up's quality) are recorded for every tile, so
+confidence, the lattice quality, the runner-up's quality, the tile's clashing and shared
+edges) are recorded for every tile, so
 the tables can be recomputed for other weights without reading the photos again:
 
 ``--cache F.json``
     keep the per-tile features and outcomes of each folder in ``F.json`` (a folder
     already in it is not read again; delete the file after changing the recogniser).
-``--weights W1,W2,W3,W4,B``
+``--weights W1,...,W6,B``
     print the tables for these Platt weights instead of ``CONFIDENCE_WEIGHTS``.
 ``--fit``
     fit the weights (logistic regression, label = tile right) on the tiles of the
@@ -33,13 +34,13 @@ import argparse
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 from scipy.optimize import minimize
 
 from engines.caribo import Tile
 from vision import caribo_recognition as cr
 from vision.evaluation import compare_states
+from vision.image_io import decode_photo
 from vision.recognize import NothingFound
 
 BINS = ((0.0, 0.5), (0.5, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 1.01))
@@ -79,9 +80,11 @@ def read_folder(folder: str) -> list[dict]:
     seen: list = []
     original = cr._calibrate_confidences
 
-    def recording(answer, quality, runner_up):
-        seen.append(([float(t["confidence"]) for t in answer["tiles"]], quality, runner_up))
-        original(answer, quality, runner_up)
+    def recording(answer, quality, runner_up, clashes=None):
+        clash, shared = clashes if clashes is not None else cr._reading_clashes(answer)
+        seen.append(([float(t["confidence"]) for t in answer["tiles"]], quality, runner_up,
+                     [int(v) for v in clash], [int(v) for v in shared]))
+        original(answer, quality, runner_up, clashes)
 
     photos = []
     cr._calibrate_confidences = recording
@@ -90,14 +93,14 @@ def read_folder(folder: str) -> list[dict]:
             truth = json.loads(photo.with_suffix(".json").read_text())
             seen.clear()
             try:
-                answer = cr.recognize(cv2.imread(str(photo)))
+                answer = cr.recognize(decode_photo(photo.read_bytes()))  # as evaluate
             except NothingFound:
                 photos.append({"photo": photo.name, "raw": None, "perfect": False})
                 continue
-            raw, quality, runner_up = seen[-1]
+            raw, quality, runner_up, clash, shared = seen[-1]
             photos.append({
                 "photo": photo.name, "raw": raw, "quality": float(quality),
-                "runner_up": float(runner_up),
+                "runner_up": float(runner_up), "clash": clash, "shared": shared,
                 "right": [r for _, r in tile_outcomes(answer, truth)],
                 "perfect": compare_states("caribo", truth["state"], answer).perfect,
             })
@@ -107,11 +110,12 @@ def read_folder(folder: str) -> list[dict]:
 
 
 def design(photos: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    """Stack the feature rows ``(N, 4)`` and the labels ``(N,)`` of all tiles."""
-    xs, ys = [np.zeros((0, 4))], [np.zeros(0)]
+    """Stack the feature rows ``(N, F)`` and the labels ``(N,)`` of all tiles."""
+    xs, ys = [np.zeros((0, len(cr.CONFIDENCE_WEIGHTS) - 1))], [np.zeros(0)]
     for p in photos:
         if p["raw"]:
-            xs.append(cr._calibration_features(p["raw"], p["quality"], p["runner_up"]))
+            xs.append(cr._calibration_features(p["raw"], p["quality"], p["runner_up"],
+                                               p["clash"], p["shared"]))
             ys.append(np.array(p["right"], float))
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -123,7 +127,8 @@ def calibrated(photo: dict, weights) -> list[float]:
     try:
         ans = {"tiles": [{"confidence": c, "tile": "", "row": 0, "col": 0}
                          for c in photo["raw"]]}
-        cr._calibrate_confidences(ans, photo["quality"], photo["runner_up"])
+        cr._calibrate_confidences(ans, photo["quality"], photo["runner_up"],
+                                  (np.array(photo["clash"]), np.array(photo["shared"])))
     finally:
         cr.CONFIDENCE_WEIGHTS = saved
     return [t["confidence"] for t in ans["tiles"]]
@@ -138,7 +143,7 @@ def fit(photos: list[dict], l2: float = 1e-3) -> tuple[float, ...]:
         z = Xb @ w
         ll = np.logaddexp(0.0, z) - y * z
         g = Xb.T @ (1 / (1 + np.exp(-z)) - y)
-        return ll.sum() + l2 * w[:4] @ w[:4], g + np.r_[2 * l2 * w[:4], 0.0]
+        return ll.sum() + l2 * w[:-1] @ w[:-1], g + np.r_[2 * l2 * w[:-1], 0.0]
 
     res = minimize(loss, np.asarray(cr.CONFIDENCE_WEIGHTS, float), jac=True, method="BFGS")
     return tuple(round(float(v), 4) for v in res.x)

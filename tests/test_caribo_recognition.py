@@ -287,14 +287,35 @@ def test_other_games_photos_have_no_caribo_tiles(cli, name):
 # ----------------------------------------------------------------------------- confidences
 def test_calibration_features_match_their_definition():
     """Rows: raw log-odds (clipped), lead per tile (clipped to -1..2), quality per tile,
-    log of the number of tiles."""
-    X = cr._calibration_features([0.5, 0.9, 1.0], quality=2.4, runner_up=-30.0)
-    assert X.shape == (3, 4)
+    log of the number of tiles, the tile's clashing edges (clipped to 3), the share of
+    the reading's shared edges that clash."""
+    X = cr._calibration_features([0.5, 0.9, 1.0], quality=2.4, runner_up=-30.0,
+                                 clash=[0, 1, 5], shared=[2, 3, 5])
+    assert X.shape == (3, 6)
     assert X[0, 0] == pytest.approx(0.0) and X[1, 0] == pytest.approx(math.log(9))
     assert X[2, 0] == pytest.approx(math.log((1 - 1e-4) / 1e-4))
     assert np.allclose(X[:, 1], 2.0) and np.allclose(X[:, 2], 0.8)
     assert np.allclose(X[:, 3], math.log(3))
-    assert cr._calibration_features([], 0.0, -5.0).shape == (0, 4)
+    assert X[:, 4].tolist() == [0.0, 1.0, 3.0] and np.allclose(X[:, 5], 6 / 10)
+    assert np.allclose(cr._calibration_features([0.5], 1.0, 0.0)[:, 4:], 0.0)
+    assert cr._calibration_features([], 0.0, -5.0).shape == (0, 6)
+
+
+def test_reading_clashes_count_unmatched_shared_edges():
+    """The butterfly's first rows match at all 13 shared edges; turning one tile makes
+    its edges (and its neighbours') clash."""
+    def answer(notation):
+        board = parse_board(notation)
+        return {"notation": notation, "tiles": [{"row": r, "col": c, "tile": t.code}
+                                                for (r, c), t in sorted(board.tiles.items())]}
+
+    clash, shared = cr._reading_clashes(answer(BUTTERFLY))
+    assert clash.sum() == 0 and shared.sum() == 2 * 13
+    turned = BUTTERFLY.replace("12WB", "23WB")  # row 1: its white pair turned away
+    ans = answer(turned)
+    clash, shared = cr._reading_clashes(ans)
+    i = next(k for k, t in enumerate(ans["tiles"]) if t["tile"] == "23WB")
+    assert clash[i] >= 1 and clash.sum() == 2 * clash[i] and shared.sum() == 2 * 13
 
 
 def test_calibrated_confidences_order_flag_and_multiply():

@@ -442,9 +442,12 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
             cand = refit
         if final is None or cand[2] > final[2] + QUALITY_MARGIN:
             final = cand
-    answer, seg_rgb, quality, _ = final
+    answer, seg_rgb, quality, lattice = final
+    # the chosen lattice read once more, without the cells the figure's edges reject
+    answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
+                                           calibration, exposure, drop_clashing=True)
     runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
-    _calibrate_confidences(answer, quality, runner_up)
+    _calibrate_confidences(answer, quality, runner_up, _reading_clashes(answer))
     if max(t["confidence"] for t in answer["tiles"]) < MIN_TILE_CONFIDENCE:
         raise NothingFound("no CARIBO tiles found (nothing was read as a tile with any "
                            "confidence)")
@@ -487,7 +490,7 @@ def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, expo
     return (*again, (Hn, edges, ridges, pitch)) if again[2] > quality else best
 
 
-CONFIDENCE_WEIGHTS = (0.2847, 1.6, 6.764, 1.0434, -8.6421)
+CONFIDENCE_WEIGHTS = (0.2847, 1.6, 6.764, 1.0434, 0.0, 0.0, -8.6421)
 """Platt weights of :func:`_calibrate_confidences` (the four features of
 :func:`_calibration_features`, then the bias). Refitted after the tile reader changed
 (edge-match occupancy, hue-weighted colours, refitted runner-up) on the 2048 tiles of the
@@ -502,19 +505,25 @@ right 29 %); board log-loss 0.360 → 0.232. Known left: on dev 3100 the 22 tile
 0.8-0.9 are right 36 % (confident tiles on a wrong lattice)."""
 
 
-def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> None:
+def _calibrate_confidences(answer: dict, quality: float, runner_up: float,
+                           clashes: tuple[np.ndarray, np.ndarray] | None = None) -> None:
     """Replace the tile confidences of ``answer`` (in place) by calibrated ones.
 
     A tile's raw confidence (colour posterior × occupancy) ignores whether the lattice
     itself is right; on a wrong lattice every tile is confidently wrong. The calibrated
     probability is a logistic function of the raw log-odds, the lead of the chosen
     lattice's quality over the best differing reading per tile (clipped to -1..2), the
-    quality per tile and the log of the number of tiles. Warnings and the board's
-    confidence (the product) are recomputed.
+    quality per tile, the log of the number of tiles, and the whole reading's check: a
+    rightly read figure matches at every shared edge (SPEC placement rule), so the
+    tile's own clashing edges and the share of the reading's edges that clash speak
+    against it. ``clashes``: :func:`_reading_clashes` of the answer (none when omitted).
+    Warnings and the board's confidence (the product) are recomputed.
     """
     tiles = answer["tiles"]
     w = np.asarray(CONFIDENCE_WEIGHTS)
-    X = _calibration_features([t["confidence"] for t in tiles], quality, runner_up)
+    if clashes is None:
+        clashes = (np.zeros(len(tiles)), np.zeros(len(tiles)))
+    X = _calibration_features([t["confidence"] for t in tiles], quality, runner_up, *clashes)
     warnings = []
     for t, x in zip(tiles, X, strict=True):
         p = 1.0 / (1.0 + math.exp(-float(x @ w[:-1] + w[-1])))
@@ -526,18 +535,47 @@ def _calibrate_confidences(answer: dict, quality: float, runner_up: float) -> No
     answer["warnings"] = warnings
 
 
-def _calibration_features(raw, quality: float, runner_up: float) -> np.ndarray:
-    """Feature rows of :func:`_calibrate_confidences`, shape ``(n_tiles, 4)``.
+def _calibration_features(raw, quality: float, runner_up: float, clash=None,
+                          shared=None) -> np.ndarray:
+    """Feature rows of :func:`_calibrate_confidences`, shape ``(n_tiles, 6)``.
 
     Per tile: the raw confidence's log-odds (confidence clipped to 1e-4..1-1e-4), the
     lattice's lead over the runner-up reading per tile (clipped to -1..2), the quality per
-    tile and the log of the number of tiles.
+    tile, the log of the number of tiles, the tile's clashing shared edges (``clash``,
+    clipped to 0..3) and the share of the reading's shared edges that clash (each edge
+    counted from both sides: ``sum(clash) / sum(shared)``); ``clash``/``shared`` are
+    per-tile counts (zeros when None).
     """
     n = max(len(raw), 1)
     lead = float(np.clip((quality - runner_up) / n, -1.0, 2.0))
     c = np.clip(np.asarray(raw, float).reshape(-1), 1e-4, 1 - 1e-4)
+    clash = np.zeros(len(c)) if clash is None else np.asarray(clash, float).reshape(-1)
+    shared = np.zeros(len(c)) if shared is None else np.asarray(shared, float).reshape(-1)
+    share = float(clash.sum() / shared.sum()) if shared.sum() > 0 else 0.0
     return np.column_stack([np.log(c / (1 - c)), np.full(len(c), lead),
-                            np.full(len(c), quality / n), np.full(len(c), math.log(n))])
+                            np.full(len(c), quality / n), np.full(len(c), math.log(n)),
+                            np.minimum(clash, 3.0), np.full(len(c), share)])
+
+
+def _reading_clashes(answer: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Clashing and all shared edges ``(n_tiles,), (n_tiles,)`` of each tile of
+    ``answer`` (in its tile order), from the figure its notation writes."""
+    board = parse_board(answer["notation"])
+    fs = board.first_row_shifted
+    tiles = {to_axial(r, c, fs): t for (r, c), t in board.tiles.items()}
+    clash = np.zeros(len(answer["tiles"]))
+    shared = np.zeros(len(answer["tiles"]))
+    for i, t in enumerate(answer["tiles"]):
+        q, r = to_axial(t["row"], t["col"], fs)
+        own = tiles.get((q, r))
+        if own is None:
+            continue
+        for k, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
+            other = tiles.get((q + dq, r + dr))
+            if other is not None:
+                shared[i] += 1
+                clash[i] += own.segments[k] != other.segments[(k + 3) % 6]
+    return clash, shared
 
 
 MIN_TILE_CONFIDENCE = 0.05
@@ -554,10 +592,75 @@ on a fresh photo (seed 313131 #26: a 21-tile figure read as 36 tiles on a wrong 
 photos (seeds 3100-3103, 414141/2) the same boards are perfect with and without it."""
 
 
-def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, exposure=None):
+MATCH_LLR = math.log(0.97 * 6.0)
+"""Log-likelihood ratio, tile vs no tile, of a shared edge whose two decoded segments have
+the same colour: a laid figure matches at every shared edge (read right about 97 % of
+the time), the table seen through an empty cell matches only by chance (1/6)."""
+CLASH_LLR = math.log((5.0 / 6.0) / 0.01)
+"""Log-likelihood ratio, no tile vs tile, of a shared edge whose two decoded segments
+differ: 5/6 of an empty cell's edges clash, about 1 % of the edges of a rightly found
+and read figure (on 60 dev photos, seed 4100, the perfect readings had no clashing edge
+of about 2000, and most clashes of the others were at cells holding no tile)."""
+MAX_DROPPED = 8
+"""At most this many clashing cells are dropped from one reading."""
+
+
+def _edge_agreement(cells: np.ndarray, choice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Matching and clashing shared edges ``(N,), (N,)`` int of every decoded cell.
+
+    ``cells (N, 2)`` axial, ``choice (N,)`` index into :data:`ALL_ROTATIONS` or -1 (no
+    tile). An edge counts for both of its cells when both hold a tile; segment k faces
+    the neighbour in direction :data:`AXIAL_DIRECTIONS` [k] and its segment k + 3.
+    """
+    table = _neighbour_table(cells)
+    segs = ROT_SEGS[np.maximum(choice, 0)]
+    have = choice >= 0
+    nb = np.maximum(table, 0)
+    both = (table >= 0) & have[:, None] & have[nb]
+    facing = segs[nb, (np.arange(6) + 3) % 6]
+    same = segs == facing
+    return (both & same).sum(axis=1), (both & ~same).sum(axis=1)
+
+
+def _drop_clashing_tiles(cells: np.ndarray, seg_ll: np.ndarray, own: np.ndarray,
+                         idx: np.ndarray):
+    """Decode the occupied cells and drop, one at a time, the cell whose decoded tile the
+    figure's edges speak against more than its own evidence speaks for it.
+
+    ``cells (N, 2)`` axial occupied cells, ``seg_ll (N, 6, 6)`` segment paint
+    log-posteriors, ``own (N,)`` each cell's own occupancy log-odds (no neighbour
+    evidence, clipped to ±8), ``idx (N,)`` labels carried along (e.g. indices into the
+    candidate cells). A cell is dropped when ``CLASH_LLR * clashes - MATCH_LLR * matches``
+    of its decoded tile exceeds its own log-odds and it clashes somewhere, or when its
+    own evidence is against a tile and no edge matches (it came in only on its
+    neighbours' support, which the decoding does not confirm); the worst first, then the
+    rest are decoded again (at most :data:`MAX_DROPPED` times). Returns ``(idx, choice,
+    conf)`` of the kept cells, as from :func:`_decode`.
+    """
+    z = np.clip(own, -8.0, 8.0)
+    keep = np.ones(len(cells), bool)
+    for _ in range(MAX_DROPPED + 1):
+        choice, conf, _ = _decode(seg_ll[keep], cells[keep])
+        if keep.sum() <= 2:
+            break
+        match, clash = _edge_agreement(cells[keep], choice)
+        gain = CLASH_LLR * clash - MATCH_LLR * match - z[keep]
+        gain[(clash == 0) & ((match > 0) | (z[keep] >= 0))] = 0.0
+        worst = int(np.argmax(gain))
+        if gain[worst] <= 0 or (~keep).sum() >= MAX_DROPPED:
+            break
+        keep[np.flatnonzero(keep)[worst]] = False
+    return idx[keep], choice, conf
+
+
+def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, exposure=None,
+                drop_clashing=False):
     """Read the tiles on one fitted lattice: ``(answer, segment colours, quality)``.
 
     ``exposure``: :func:`_exposure_hint` of the photo (computed when None).
+    ``drop_clashing``: drop the occupied cells whose decoded tiles clash with the figure
+    (:func:`_drop_clashing_tiles`); the final reading only, the lattice candidates and
+    the refits are compared without it.
     Quality is the expected number of right tiles minus the expected wrong ones
     (sum of ``2 p - 1`` over tiles); a misplaced lattice straddles paint boundaries and
     scores low.
@@ -608,17 +711,25 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
         cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0))
     occupied = (occ_logit > 0) & eligible
     occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
-    p_occ = 1.0 / (1.0 + np.exp(-occ_logit[occupied]))
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll, feats=feats, med=med,
                      inside=inside, own_logit=own_logit, occ_logit=occ_logit,
                      tablelike=tablelike)
-    cells = cand[occupied]
-    if len(cells) == 0:
+    idx = np.flatnonzero(occupied)
+    if len(idx) == 0:
         raise NothingFound("no CARIBO tiles found")
-    seg_ll = seg_ll[occupied]
-    choice, conf, _ = _decode(seg_ll, cells)
+    # the decoded figure must match at its shared edges: a cell whose tile clashes with
+    # its neighbours more than its own evidence can carry is no tile (a hole in the
+    # figure or a bay of the table, outlined by the tiles around it)
+    if drop_clashing:
+        idx, choice, conf = _drop_clashing_tiles(cand[idx], seg_ll[idx], own_logit[idx], idx)
+    else:
+        choice, conf, _ = _decode(seg_ll[idx], cand[idx])
+    p_occ = 1.0 / (1.0 + np.exp(-occ_logit[idx]))
+    cells, seg_ll = cand[idx], seg_ll[idx]
+    if DEBUG is not None:
+        DEBUG.update(kept=idx, choice=choice)
     conf = conf * p_occ  # right tile = a tile is there and its colours were read right
     keep = choice >= 0
     # the set has 36 tiles: every cell seen as occupied that no tile is left for is a
@@ -630,7 +741,7 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
     board = board_from_axial(tiles)
     grid = _axial_to_grid(list(tiles), board.first_row_shifted)
     centres_px = hexlattice.apply_homography(H, hexlattice.axial_to_world(cells))
-    seg_rgb = med[occupied][keep]
+    seg_rgb = med[idx][keep]
     out_tiles = []
     warnings = []
     for (q, r), c, p, xy in zip(cells, choice, conf, centres_px, strict=True):
