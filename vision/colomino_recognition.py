@@ -34,19 +34,27 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    print), and that touches a tile or the field's edge; an uncovered printed field (a
    solid cell of the printed colour where the layout prints one) → ``.``.
 
-Known limits (measured on simulator photos, dev seeds 3200-3203): a lamp that clips the
-red channel (warm light, glare) turns yellow triangles green and red ones blue, often on
-both sides of an edge at once, which the edge decoding cannot repair; a joker darker
-than the print, or as light and of nearly its tint, is read as an empty cell, and a
-lamp's hot spot on the print in an unevenly lit photo can be read as a joker; a glare-
-washed one-colour tile can be read as a joker; a one-colour tile on a printed field of
-its colour is read as the print; boards on patterned tables (floral, gingham) in oblique
-views are often not found (no candidate outline close enough) or mis-fitted; recognition
-takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo (CPU, one
-thread, median over dev seeds 3250-3252; the grid search — candidate outlines, rim
-ruler, line fits, size check, crossing refinement — is most of it; the refinement's
-RANSAC alone takes up to 40 ms on a hard photo where few crossings show, and the results
-depend on its exact run).
+Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
+that clips the red channel (warm light, glare) turns yellow triangles green and red ones
+blue; the mixture's per-colour clipping chance keeps most clipped yellows yellow, but in
+a hot spot where every colour is clipped yellow and green, red and blue differ only in
+the green and blue channels (the glare is the lamp's colour), and most of the remaining
+colour errors are there, often on both sides of an edge at once, which the edge decoding
+cannot repair (the clipping chance is a colour prior: a clipped green or blue with weak
+evidence can be pulled to yellow or red); a glare-washed multi-colour tile is read as an
+empty cell (taking cells with unlike triangles as tiles was tried: their colours then
+come out wrong and spread along edges); a joker darker than the print, or as light and
+of nearly its tint, is read as an empty cell, and a lamp's hot spot on the print in an
+unevenly lit photo can be read as a joker; a glare-washed one-colour tile can be read as
+a joker; a one-colour tile on a printed field of its colour is read as the print (its
+colour against the rim markings' ink does not tell: the light differs across the board
+as much); boards on patterned tables (floral, gingham) in oblique views are often not
+found (no candidate outline close enough) or mis-fitted; recognition takes about 7
+(normal) to 9 (hard) times the JPEG decode time of the photo (CPU, one thread, median
+over dev seeds 3250-3252; the grid search — candidate outlines, rim ruler, line fits,
+size check, crossing refinement — is most of it; the refinement's RANSAC alone takes up
+to 40 ms on a hard photo where few crossings show, and the results depend on its exact
+run).
 """
 
 from __future__ import annotations
