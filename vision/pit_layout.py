@@ -961,7 +961,7 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, n
     centres = table_colours(lab)
     d = pool.ring[:, None, :] - centres[None]
     de = np.sqrt((d * d * np.array([0.5, 1.0, 1.0], np.float32)).sum(-1)).min(1)
-    out: list[tuple[int, np.ndarray]] = []
+    fits: list[tuple[int, np.ndarray]] = []
     for limit in TABLE_RING_DE:
         keep_idx = []
         for si in range(len(LAT_RADII)):
@@ -970,8 +970,13 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, n
         sel = np.concatenate(keep_idx)
         spots = PitSpots(pool.pts[sel], pool.score[sel], pool.scale[sel], pool.rad[sel],
                          pool.ring[sel])
-        out += _lattice_proposals(lattice_fits(spots, keep), full)
-    return out
+        for n, hom in lattice_fits(spots, keep):
+            # the same lattice found at both limits is proposed once
+            proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
+            pitch = float(np.linalg.norm(proj[1] - proj[0]))
+            if not any(_same_place(proj, h, pitch) for _n, h in fits):
+                fits.append((n, hom))
+    return _lattice_proposals(fits, full)
 
 
 def find_board(image) -> BoardFit | None:
