@@ -476,3 +476,14 @@ def test_no_board_in_the_table_beside_the_board(rendered, seed):
     assert min(band.shape[:2]) >= 150
     with pytest.raises(NothingFound):
         wr.recognize(band)
+
+
+def test_pile_warning_names_the_guessed_piles():
+    reading = fake_reading([4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7])
+    counts = [4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7]
+    conf = wr.count_confidences(reading.visible, counts)
+    (warning,) = wr.pile_warnings(reading, counts, conf, 48)
+    # pit 5 of south shows about five peaks for nine seeds: named; sure counts are not
+    assert "south5" in warning and "48" in warning
+    assert "south1" not in warning and "north2" not in warning
+    assert wr.pile_warnings(reading, list(reading.visible), conf, 48) == []

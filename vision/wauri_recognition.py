@@ -232,6 +232,25 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
     return counts, warnings
 
 
+GUESS_CONFIDENCE = 0.5  # a count less likely than this to be right is called a guess
+
+
+def pile_warnings(reading: BoardReading, counts, confidences, total: int) -> list[str]:
+    """A warning naming the cavities whose count is a guess about a pile.
+
+    A cavity answered with more seeds than peaks seen, whose count is less than
+    :data:`GUESS_CONFIDENCE` likely (:func:`count_confidences`), holds seeds the top view
+    does not show: the answer placed them there to reach ``total``. Returns [] or one
+    warning (cavities in :data:`NAMES` order).
+    """
+    names = [NAMES[k] for k in range(len(NAMES))
+             if counts[k] > reading.visible[k] and confidences[k] < GUESS_CONFIDENCE]
+    if not names:
+        return []
+    return [f"{', '.join(names)}: piles hide seeds; their counts are a guess that makes "
+            f"the {total} seeds add up (confidence below {GUESS_CONFIDENCE}), check them"]
+
+
 # --------------------------------------------------------------------------- tracking
 def _turns(board: tuple[int, ...], side: int, rule: Rule, max_moves: int = 14):
     """All complete turns of ``side`` from ``board``: (pits, board after, side to move)."""
@@ -483,6 +502,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.extend(w)
         warnings.append("the photo cannot tell whose move it is: to_move assumed south")
         conf = count_confidences(reading.visible, counts)
+        warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, "south")
         board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
@@ -497,6 +517,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.append("no legal turn from the previous position explains the photo; "
                         "the raw reading is returned")
         conf = count_confidences(reading.visible, counts)
+        warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, prev.to_move)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
                        "confidence": round(float(np.prod(conf)) * 0.5, 4),
