@@ -55,6 +55,21 @@ def test_outline_from_mask_ignores_marks_on_the_views_border():
     np.testing.assert_allclose(quad, [[30, 30], [225, 30], [225, 225], [30, 225]], atol=1.5)
 
 
+def test_mask_rect_equals_the_rectangle_of_every_pixel():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        m = np.zeros((120, 160), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            cv2.ellipse(m, (int(rng.integers(0, 160)), int(rng.integers(0, 120))),
+                        (int(rng.integers(1, 40)), int(rng.integers(1, 40))),
+                        float(rng.uniform(0, 180)), 0, 360, 1, -1)
+        m = (m > 0) & (rng.random(m.shape) < rng.uniform(0.2, 1))
+        if m.sum() < 3:
+            continue
+        every = cv2.minAreaRect(np.argwhere(m)[:, ::-1].astype(np.float32))
+        assert cf._mask_rect(m) == every
+
+
 # ----------------------------------------------------------------------- rim ruler
 
 
