@@ -231,3 +231,91 @@ def test_vectorised_peak_filters_equal_their_definitions(seed):
     assert np.array_equal(dropped, _drop_common_peak_by_peak(peaks, resp, centres, half, R,
                                                              excess))
     assert 0 < dropped.sum() < peaks.sum()
+
+
+# ------------------------------------------------------------ bowl difference and cover
+HALF = 30  # pit radius (px) of the synthetic Lab views
+
+
+def _lab_pits(seeds_per_pit, floor=(120.0, 135.0, 150.0), seed=(170.0, 118.0, 120.0)):
+    """A CIELAB top view of len(seeds_per_pit) identical bowls in a row: a lit wall on
+    the right of every bowl (the same in all) and flat seed disks (radius R) at the given
+    offsets from each pit centre. Returns (lab (H, W, 3) float32, pit centres (k, 2))."""
+    k = len(seeds_per_pit)
+    h, w = 2 * HALF + 20, k * (2 * HALF + 20)
+    lab = np.empty((h, w, 3), np.float32)
+    lab[:] = (150.0, 130.0, 145.0)  # board top
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    centres = []
+    for i, pts in enumerate(seeds_per_pit):
+        cx, cy = (2 * HALF + 20) * i + HALF + 10, HALF + 10
+        centres.append((cx, cy))
+        rr = np.hypot(xx - cx, yy - cy)
+        bowl = rr <= HALF
+        lab[bowl] = floor
+        wall = bowl & (xx - cx > 0.6 * HALF)  # the lit wall every bowl shows
+        lab[wall, 0] += 40.0
+        for dx, dy in pts:
+            lab[np.hypot(xx - cx - dx, yy - cy - dy) <= R] = seed
+    rng = np.random.default_rng(5)
+    lab += rng.normal(0.0, 0.7, lab.shape).astype(np.float32)
+    return lab, np.array(centres)
+
+
+def test_bowl_difference_needs_an_empty_pit():
+    lab, centres = _lab_pits([[(0, 0)], [(5, 5)]])
+    assert sc.bowl_difference(lab, centres, HALF, [1, 1]) is None
+
+
+def test_pit_cover_measures_seed_area_not_the_lit_wall():
+    pits = [[], [], [(0, 0)], [(-10, -8), (10, 8)], [], [(-14, 0), (4, -12), (6, 12)]]
+    lab, centres = _lab_pits(pits)
+    visible = [len(p) for p in pits]
+    diff = sc.bowl_difference(lab, centres, HALF, visible)
+    cover = sc.pit_cover(diff)
+    inner = np.pi * (sc.COVER_INNER * HALF) ** 2
+    disk = np.pi * R**2 / inner
+    # the lit wall is in the reference: empty bowls read (nearly) uncovered
+    assert cover[[0, 1, 4]].max() < 0.02
+    for i, n in ((2, 1), (3, 2), (5, 3)):
+        assert cover[i] == pytest.approx(n * disk, rel=0.15)
+    assert sc.cover_scale(cover, visible, min_pits=1) == pytest.approx(
+        -np.log(1 - cover[2] / sc.COVER_MAX))
+    assert sc.cover_scale(cover, visible) is None  # one single seed is too few
+
+
+def test_on_seed_drops_peaks_on_bare_floor():
+    pits = [[], [], [(0, 0)]]
+    lab, centres = _lab_pits(pits)
+    diff = sc.bowl_difference(lab, centres, HALF, [0, 0, 1])
+    cx, cy = centres[2]
+    peaks = np.array([[cx, cy], [cx + 1.2 * R, cy], [cx - 18, cy + 10], [cx + 22, cy]])
+    # on the seed; beside it, within reach of its edge; bare floor; the lit wall
+    assert sc.on_seed(diff, 2, peaks, R).tolist() == [True, True, False, False]
+    assert sc.on_seed(diff, 2, np.zeros((0, 2)), R).shape == (0,)
+
+
+def test_cover_mean_grows_past_the_visible_layer_and_saturates():
+    mean, sigma = sc.cover_mean_sigma(np.arange(0, 16), 0.45)
+    assert mean[0] == 0.0 and np.all(np.diff(mean) > 0) and mean[-1] < sc.COVER_MAX
+    assert mean[8] - mean[5] > 0.05  # still tells a full pit from a one-layer one
+    assert np.all(sigma > 0)
+
+
+def test_cover_moves_the_most_likely_pile_count():
+    visible = [5, 5, 3]
+    stores = [False, False, False]
+    plain = sc.loglik_table(visible, 30, stores)
+    assert np.array_equal(plain, sc.loglik_table(visible, 30, stores, cover=[np.nan] * 3,
+                                                  scale=0.45))
+    scale = 0.45
+    full = sc.cover_mean_sigma(9, scale)[0]
+    one_layer = sc.cover_mean_sigma(5, scale)[0]
+    three, four = sc.cover_mean_sigma(3, scale)[0], sc.cover_mean_sigma(4, scale)[0]
+    table = sc.loglik_table(visible, 30, stores, cover=[full, one_layer, four], scale=scale)
+    # a pit showing five peaks but covered like a full one holds more than five
+    assert table[0].argmax() > table[1].argmax()
+    assert table[0, 9] > table[0, 5] and table[1, 5] > table[1, 9]
+    # three peaks covering what four seeds cover: four gains against three
+    assert table[2, 4] - table[2, 3] > plain[2, 4] - plain[2, 3]
+    assert four > three

@@ -478,6 +478,20 @@ def test_no_board_in_the_table_beside_the_board(rendered, seed):
         wr.recognize(band)
 
 
+def test_reading_table_turns_the_cover_with_the_board():
+    reading = fake_reading([4, 0, 1, 2, 6, 3, 0, 5, 1, 1, 2, 3, 10, 10])
+    cover = tuple(float(x) for x in np.linspace(0.0, 0.9, 12)) + (np.nan, np.nan)
+    reading = dataclasses.replace(reading, cover=cover, cover_scale=0.45)
+    flipped = reading.table(40, 1.2, flipped=True)
+    want = sc.loglik_table(wr.flip_counts(list(reading.visible)), 40, wr.STORES, 1.2,
+                           wr.flip_counts(list(cover)), 0.45)
+    assert np.array_equal(flipped, want)
+    # without a cover scale the cover is ignored
+    plain = dataclasses.replace(reading, cover_scale=None).table(40)
+    assert np.array_equal(plain, sc.loglik_table(list(reading.visible), 40, wr.STORES))
+    assert not np.array_equal(plain, reading.table(40))
+
+
 def test_pile_warning_names_the_guessed_piles():
     reading = fake_reading([4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7])
     counts = [4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7]
@@ -487,3 +501,23 @@ def test_pile_warning_names_the_guessed_piles():
     assert "south5" in warning and "48" in warning
     assert "south1" not in warning and "north2" not in warning
     assert wr.pile_warnings(reading, list(reading.visible), conf, 48) == []
+
+
+def test_bowl_check_measures_cover_on_a_photo(rendered, monkeypatch):
+    _before, after, photos = rendered
+    image = _decode(photos[1002])
+    monkeypatch.setattr(wr, "BOWL_CHECK", False)
+    plain = wr.read_board(image)
+    assert plain.cover is None and plain.cover_scale is None
+    monkeypatch.setattr(wr, "BOWL_CHECK", True)
+    checked = wr.read_board(image)
+    cover = np.array(checked.cover)
+    truth = np.array(wr.state_counts(after))
+    pits = ~np.array(wr.STORES)
+    assert np.isnan(cover[~pits]).all()
+    # the empty pits are the reference; every seeded pit reads more covered than they do
+    assert (truth[pits] == 0).any()
+    empty = cover[pits][truth[pits] == 0]
+    assert empty.max() < cover[pits][truth[pits] > 0].min()
+    # peaks are only ever dropped, never added
+    assert all(c <= p for c, p in zip(checked.visible, plain.visible, strict=True))

@@ -24,7 +24,10 @@ Pipeline (:func:`read_board`):
    (a soft prior; without it the raw reading is kept and a warning says so). A top view
    cannot count a pile above one layer: the seed-coloured area of a pit also saturates
    (measured: about 3-4.5 seed disks for 5 to 11 seeds), so the total is what places the
-   hidden seeds.
+   hidden seeds, and an answer names the cavities whose count is such a guess
+   (:func:`pile_warnings`). An experimental comparison with the photo's empty pits
+   (:func:`bowl_check`: peaks on bare floor dropped, each pit's covered share added to
+   the likelihood) is off (:data:`BOWL_CHECK`): not better on held-out photos yet.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
@@ -72,7 +75,11 @@ class BoardReading:
 
     ``means``/``sigmas``: per-cavity expected count and standard deviation; ``visible``:
     seed peaks seen; ``centres_px``: ``(14, 2)`` cavity centres in the photo;
-    ``fit``: the board fit; ``seeds_px``: seed peak positions in the photo per cavity.
+    ``fit``: the board fit; ``seeds_px``: seed peak positions in the photo per cavity;
+    ``cover``: per cavity the share of its floor covered by seeds (NaN where unknown: the
+    stores, or a photo without an empty pit), ``cover_scale`` the photo's single-seed
+    cover coefficient (None: the cover is not used), see
+    :func:`vision.seed_counting.pit_cover`.
     """
 
     means: tuple[float, ...]
@@ -82,6 +89,19 @@ class BoardReading:
     fit: pl.BoardFit
     template_score: float
     seeds_px: tuple[np.ndarray, ...]
+    cover: tuple[float, ...] | None = None
+    cover_scale: float | None = None
+
+    def table(self, max_count: int, rate: float = 1.0, flipped: bool = False) -> np.ndarray:
+        """``(14, max_count + 1)`` log-likelihood of this reading per cavity and count
+        (:func:`vision.seed_counting.loglik_table`), in the board turned by 180° when
+        ``flipped``."""
+        vis = list(self.visible)
+        cover = None if self.cover is None else list(self.cover)
+        if flipped:
+            vis = flip_counts(vis)
+            cover = None if cover is None else flip_counts(cover)
+        return sc.loglik_table(vis, max_count, STORES, rate, cover, self.cover_scale)
 
 
 def _cavity_masks(shape, to_mm: np.ndarray, grow: float = 1.0) -> list[np.ndarray]:
@@ -131,6 +151,9 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     ppm = float(np.clip(native, 0.8, 1.5))
     view, to_mm = pl.rectify(pyr, fit.homography, ppm, pl.BOARD_HALF_X, pl.BOARD_HALF_Y)
     readings = count_view(view, to_mm)
+    cover, scale = None, None
+    if BOWL_CHECK:
+        readings, cover, scale = bowl_check(view, to_mm, readings)
     view_to_img = fit.homography @ to_mm
     seeds_px = []
     for r in readings:
@@ -142,7 +165,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     return BoardReading(
         tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
         tuple(r.visible for r in readings), fit.centres_px(), fit, fit.template_score,
-        tuple(seeds_px))
+        tuple(seeds_px), cover, scale)
 
 
 def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
@@ -177,10 +200,61 @@ def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
     return readings
 
 
+# The empty-pit comparison (bowl_check) is off: on 7 simulator sets (A/B on 4cf907c,
+# 'benchmarks/wauri_recognition_cover.py DIR...') it changed the exact pits+stores (up to
+# 180°) by dev 4400 normal +5, 4401 hard +7, 4405 normal 0, 4406 hard 0, but held-out
+# 4402 normal -5 (431 -> 426 of 560), 4403 hard +2: the cover moves the guessed piles
+# around (both answers wrong in most changed pits) and the peak check drops a few real
+# low-contrast seeds. Kept for the next round of pile work, measured by that benchmark.
+BOWL_CHECK = False
+
+
+def bowl_check(view: np.ndarray, to_mm: np.ndarray, readings: list[sc.CavityReading],
+               ) -> tuple[list[sc.CavityReading], tuple, float | None]:
+    """Check the round pits' peaks against the photo's empty pits; measure their cover.
+
+    ``view``/``to_mm``: as for :func:`count_view`; ``readings``: its 14 readings. With a
+    pit read empty as reference (:func:`vision.seed_counting.bowl_difference`), a pit
+    peak where the floor looks like the empty bowl is dropped
+    (:func:`vision.seed_counting.on_seed`) and every pit's covered share is measured.
+    Returns ``(readings, cover, scale)``: the readings (unchanged without a reference),
+    14 shares (NaN for the stores, all NaN without a reference) and the photo's cover
+    scale (:func:`vision.seed_counting.cover_scale`; None when it has too few single
+    seeds to measure one).
+    """
+    ppm = 1.0 / abs(to_mm[0, 0])
+    cover = [float("nan")] * len(pl.CAVITIES)
+    pit_index = [k for k, c in enumerate(pl.CAVITIES) if not c.half]
+    lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
+    pits = np.array([[pl.CAVITIES[k].x, pl.CAVITIES[k].y] for k in pit_index])
+    pit_px = np.round(cv2.perspectiveTransform(pits.reshape(-1, 1, 2), np.linalg.inv(to_mm))
+                      .reshape(-1, 2)).astype(np.int64)
+    diff = sc.bowl_difference(lab, pit_px, int(round(pl.PIT_R * ppm)),
+                              [readings[k].visible for k in pit_index])
+    if diff is None:
+        return readings, tuple(cover), None
+    out = list(readings)
+    for i, k in enumerate(pit_index):
+        r = readings[k]
+        keep = sc.on_seed(diff, i, r.peaks, pl.SEED_R * ppm)
+        if not keep.all():
+            v = int(keep.sum())
+            mean, sigma = sc.estimate(v)
+            out[k] = sc.CavityReading(v, mean, sigma, r.peaks[keep])
+    share = sc.pit_cover(diff)
+    for i, k in enumerate(pit_index):
+        cover[k] = float(share[i])
+    pit_vis = [out[k].visible for k in pit_index]
+    return out, tuple(cover), sc.cover_scale(share, pit_vis)
+
+
 # --------------------------------------------------------------------------- counts
-def count_confidences(visible, counts, max_count: int = 60) -> list[float]:
-    """Per cavity: P(true count == answered count | visible peaks), flat prior."""
-    ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES)
+def count_confidences(visible, counts, max_count: int = 60, cover=None,
+                      scale: float | None = None) -> list[float]:
+    """Per cavity: P(true count == answered count | visible peaks and cover), flat
+    prior (``cover``/``scale``: see :func:`vision.seed_counting.loglik_table`)."""
+    ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES,
+                         cover=cover, scale=scale)
     p = np.exp(ll - ll.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     return [float(p[i, c]) for i, c in enumerate(counts)]
@@ -224,8 +298,10 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
     Returns the counts and warnings (a total that differs from ``total``).
     """
     if total is None:
-        return sc.most_likely(reading.visible, stores=STORES), []
-    counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES)
+        return sc.most_likely(reading.visible, stores=STORES, cover=reading.cover,
+                              scale=reading.cover_scale), []
+    counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES,
+                                          reading.cover, reading.cover_scale)
     warnings = []
     if sum(counts) != total:
         warnings.append(f"counted {sum(counts)} seeds, not the {total} of a game")
@@ -355,9 +431,7 @@ def track(previous: Position, reading: BoardReading, rule: Rule = Rule.MAIN,
     total = previous.total()
     visible = list(reading.visible)
     rows = np.arange(14)
-    tables = {(f, q): sc.loglik_table(flip_counts(visible) if f else visible, total,
-                                      STORES, q)
-              for f in (False, True) for q in RATES}
+    tables = {(f, q): reading.table(total, q, f) for f in (False, True) for q in RATES}
     priors = {q: _rate_prior(q) for q in RATES}
     items = list(candidates(previous, rule))
     if not items:
@@ -448,8 +522,7 @@ ALTERNATIVE_FITS = 3  # board fits tried against the previous position when none
 
 def fit_cost(reading: BoardReading, candidate: Candidate, total: int) -> float:
     """Log-likelihood the candidate's counts lose to the free reading (0 = as likely)."""
-    vis = flip_counts(list(reading.visible)) if candidate.flipped else list(reading.visible)
-    table = sc.loglik_table(vis, total, STORES, candidate.rate)
+    table = reading.table(total, candidate.rate, candidate.flipped)
     counts = np.array(state_counts(candidate.position))
     return float(table.max(1).sum() - table[np.arange(14), counts].sum())
 
@@ -501,7 +574,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     if prev is None:
         warnings.extend(w)
         warnings.append("the photo cannot tell whose move it is: to_move assumed south")
-        conf = count_confidences(reading.visible, counts)
+        conf = count_confidences(reading.visible, counts, cover=reading.cover,
+                                 scale=reading.cover_scale)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, "south")
         board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
@@ -516,7 +590,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.extend(w)
         warnings.append("no legal turn from the previous position explains the photo; "
                         "the raw reading is returned")
-        conf = count_confidences(reading.visible, counts)
+        conf = count_confidences(reading.visible, counts, cover=reading.cover,
+                                 scale=reading.cover_scale)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, prev.to_move)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
