@@ -30,8 +30,13 @@ Pipeline (all at a reduced *detection* resolution except the colour samples):
    candidate is read; the one with the highest expected right-minus-wrong tiles wins,
    its homography is refitted on the outlines of the tiles read and the photo re-read,
    up to three rounds while the reading explains more (cells far from the seed, where
-   the regrown lattice drifts under strong perspective), and tile confidences are
-   calibrated by its lead over differing readings.
+   the regrown lattice drifts under strong perspective). The chosen lattice is read a
+   last time with the whole figure's checks: the candidate cells grow ring by ring
+   around the occupied ones (tiles painted like the table far from any paint), and a
+   cell whose decoded tile clashes with its neighbours at shared edges more than its own
+   evidence allows is dropped (:func:`_drop_clashing_tiles`: a laid figure matches at
+   every shared edge). Tile confidences are calibrated by the lattice's lead over
+   differing readings and by the clashes left in the reading.
 
 Measured limits (``boardcam evaluate``, fresh simulator seeds, see the README): most
 failures at hard difficulty are lattices of the wrong scale or drifting away from the
@@ -603,6 +608,8 @@ and read figure (on 60 dev photos, seed 4100, the perfect readings had no clashi
 of about 2000, and most clashes of the others were at cells holding no tile)."""
 MAX_DROPPED = 8
 """At most this many clashing cells are dropped from one reading."""
+GROW_ROUNDS = 3
+"""Rings the final reading may add around its occupied cells, one at a time."""
 
 
 def _edge_agreement(cells: np.ndarray, choice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -672,45 +679,59 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
     cand = caribo_lattice.cells_on_mask(H_det, paint, pitch, extra=2, min_frac=0.5)
     if len(cand) == 0:
         raise NothingFound("no CARIBO tiles found")
-    world = hexlattice.axial_to_world(cand)
-    pts = hexlattice.apply_homography(H_det, world[:, None] + hexlattice.interior_offsets()[None])
-    paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
-    outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
-    ridge = hexlattice.outline_score(ridges, H_det, world, np.zeros((1, 2)))[:, 0]
-    med, spread, inside = _sample_segments(image, H, cand)
     refs = calibration.paints_linear() if calibration is not None else (
         colour.nominal_paints_linear())
-    core = (paint_frac >= 0.6) & inside
-    if not core.any():
-        core = inside.copy()
-    _, gain, centres = colour.classify_paints(
-        med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
-        exposure_hint=_exposure_hint(small, refs) if exposure is None else exposure)
-    dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(len(cand), 6, 6)
-    seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(len(cand), 6, 6)
-    fit = np.median(dist.min(axis=2), axis=1)
-    rot_fit = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2).max(axis=1)
-    seg_pts = hexlattice.apply_homography(
-        H_det, world[:, None, None] + hexlattice.segment_sample_offsets()[None])
-    seg_table = np.median(np.minimum(hexlattice.sample_bilinear(tdist, seg_pts), 60.0), axis=2)
-    feats = np.stack([paint_frac, outline / pitch, ridge / pitch,
-                      np.median(spread, axis=1), spread.max(axis=1), fit, rot_fit,
-                      np.median(seg_table, axis=1), seg_table.max(axis=1),
-                      seg_table.min(axis=1)], axis=1)
-    own_logit = _occupancy_logit(feats)
-    # neighbours only ever add support: a lone tile stays as sure as its own evidence
-    occ_logit = np.maximum(own_logit, _neighbour_logit(cand, own_logit))
-    # a cell whose colours are the table's and no paint's holds no tile, whatever its
-    # outline (a lattice slightly off puts a tile's edge into its neighbour cells)
-    tablelike = (feats[:, 7] < 0.5 * PAINT_DISTANCE) & (fit > 20.0)
-    eligible = inside & ~tablelike
-    occupied = (occ_logit > 0) & eligible
-    # then the cell's own evidence plus the colours it shows the occupied neighbours (a
-    # laid figure matches at its edges), in place of their mere number
-    occ_logit = own_logit + _edge_match_evidence(
-        cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0))
-    occupied = (occ_logit > 0) & eligible
-    occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
+    # the final reading grows the candidates around the occupied cells: tiles painted
+    # like the table lie beyond the rings around the paint (a figure's black and white
+    # arm on a black-and-white cloth)
+    for grown in range(GROW_ROUNDS + 1):
+        world = hexlattice.axial_to_world(cand)
+        pts = hexlattice.apply_homography(H_det,
+                                          world[:, None] + hexlattice.interior_offsets()[None])
+        paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
+        outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
+        ridge = hexlattice.outline_score(ridges, H_det, world, np.zeros((1, 2)))[:, 0]
+        med, spread, inside = _sample_segments(image, H, cand)
+        core = (paint_frac >= 0.6) & inside
+        if not core.any():
+            core = inside.copy()
+        _, gain, centres = colour.classify_paints(
+            med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
+            exposure_hint=_exposure_hint(small, refs) if exposure is None else exposure)
+        dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(-1, 6, 6)
+        seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(-1, 6, 6)
+        fit = np.median(dist.min(axis=2), axis=1)
+        rot_fit = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2).max(axis=1)
+        seg_pts = hexlattice.apply_homography(
+            H_det, world[:, None, None] + hexlattice.segment_sample_offsets()[None])
+        seg_table = np.median(np.minimum(hexlattice.sample_bilinear(tdist, seg_pts), 60.0),
+                              axis=2)
+        feats = np.stack([paint_frac, outline / pitch, ridge / pitch,
+                          np.median(spread, axis=1), spread.max(axis=1), fit, rot_fit,
+                          np.median(seg_table, axis=1), seg_table.max(axis=1),
+                          seg_table.min(axis=1)], axis=1)
+        own_logit = _occupancy_logit(feats)
+        # neighbours only ever add support: a lone tile stays as sure as its own evidence
+        occ_logit = np.maximum(own_logit, _neighbour_logit(cand, own_logit))
+        # a cell whose colours are the table's and no paint's holds no tile, whatever its
+        # outline (a lattice slightly off puts a tile's edge into its neighbour cells)
+        tablelike = (feats[:, 7] < 0.5 * PAINT_DISTANCE) & (fit > 20.0)
+        eligible = inside & ~tablelike
+        occupied = (occ_logit > 0) & eligible
+        # then the cell's own evidence plus the colours it shows the occupied neighbours
+        # (a laid figure matches at its edges), in place of their mere number
+        occ_logit = own_logit + _edge_match_evidence(
+            cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0))
+        occupied = (occ_logit > 0) & eligible
+        occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
+        if not drop_clashing or grown == GROW_ROUNDS:
+            break
+        have = {(int(q), int(r)) for q, r in cand}
+        frontier = sorted({(int(q) + dq, int(r) + dr) for q, r in cand[occupied]
+                           for dq, dr in AXIAL_DIRECTIONS} - have)
+        if not frontier:
+            break
+        cand = np.concatenate([cand, np.array(frontier, cand.dtype).reshape(-1, 2)])
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll, feats=feats, med=med,
