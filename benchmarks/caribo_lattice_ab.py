@@ -1,0 +1,95 @@
+"""Interleaved A/B timing of the CARIBO lattice search: a git revision vs the working tree.
+
+Usage::
+
+    nice .venv/bin/python benchmarks/caribo_lattice_ab.py DIR [DIR ...] --base REV
+        [--runs 3]
+
+``vision/caribo_lattice.py`` and ``vision/hexlattice.py`` of ``REV`` are imported beside
+the working tree's. For every photo (``*.jpg``) the detection image and paint mask are made
+once (the working tree's reader helpers), both versions of
+:func:`vision.caribo_lattice.find_lattice` answer once (every homography and pitch
+compared bit for bit), then run interleaved ``runs`` times each (smallest CPU time,
+``process_time``), so the load of a shared machine falls on both alike. Prints the photos
+whose candidates differ, the total and median CPU time per photo of each and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import caribo_lattice
+from vision import caribo_recognition as cr
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_base(rev: str, tmp: Path):
+    """``vision.caribo_lattice`` as it was at ``rev``, with that revision's hexlattice."""
+    for name in ("hexlattice", "caribo_lattice"):
+        src = subprocess.run(["git", "show", f"{rev}:vision/{name}.py"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout
+        src = src.replace("from vision import hexlattice",
+                          "import ab_base_hexlattice as hexlattice")
+        (tmp / f"ab_base_{name}.py").write_text(src)
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("ab_base_caribo_lattice")
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return len(a) == len(b) and all(np.array_equal(x[0], y[0]) and x[3] == y[3]
+                                    for x, y in zip(a, b, strict=True))
+
+
+def _cpu(fn, *args) -> float:
+    t0 = time.process_time()
+    fn(*args)
+    return time.process_time() - t0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--base", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = load_base(args.base, Path(tmp))
+        tb, tn, differ = [], [], []
+        for d in args.dirs:
+            for photo in sorted(Path(d).glob("*.jpg")):
+                image = cv2.imread(str(photo))
+                small, scale = cr._detection_image(image)
+                lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+                paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+                if not _same(base.find_lattice(lab, paint, scale),
+                             caribo_lattice.find_lattice(lab, paint, scale)):
+                    differ.append(f"{photo.parent.name}/{photo.name}")
+                b, n = [], []
+                for _ in range(args.runs):
+                    b.append(_cpu(base.find_lattice, lab, paint, scale))
+                    n.append(_cpu(caribo_lattice.find_lattice, lab, paint, scale))
+                tb.append(min(b))
+                tn.append(min(n))
+    for name in differ:
+        print("differs:", name)
+    print(f"photos {len(tb)}, candidates differ on {len(differ)}; find_lattice CPU total "
+          f"{sum(tb):.2f} -> {sum(tn):.2f} s ({sum(tn) / max(sum(tb), 1e-9):.2f}x), median "
+          f"{statistics.median(tb) * 1000:.0f} -> {statistics.median(tn) * 1000:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
