@@ -2,17 +2,22 @@
 
 Stage 2 of :mod:`vision.caribo_recognition`: from the Lab detection image and its paint
 mask, the three line directions of the tile outlines fix the lattice's affine view up to
-scale; scale and phase are searched around two seeds (the deepest points of the paint)
-by outline contrast and by how little the figure's outline cuts cells, and each
-candidate's homography of the top-face plane is regrown cell by cell from its seed.
-Candidates far below their seed's best are not refined, and a refined candidate that
-puts the same cells on the figure as an earlier one is dropped. The candidates (best
-first) go to the tile reader, which reads every one and picks the one whose reading
-explains most.
+scale (a fourth strong direction on the figure itself, props beside it left out, means
+"not CARIBO": :func:`figure_components`); scale and phase are searched around two seeds
+(the deepest points of the paint) by outline contrast and by how little the figure's
+outline cuts cells, and each candidate's homography of the top-face plane is regrown
+cell by cell from its seed. Candidates far below their seed's best are not refined, and
+a refined candidate that puts the same cells on the figure as an earlier one is dropped.
+The candidates (best first) go to the tile reader, which reads every one and picks the
+one whose reading explains most.
 
-Speed (CPU, 800 px detection image, shared 2-core machine): about 0.5-0.6 s per photo,
-roughly 40 % in the scale and phase search and 50 % in the regrowth; the sampling is
-``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`).
+Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.4 s per photo
+(``benchmarks/caribo_lattice_ab.py``), roughly half in the scale and phase search and
+half in the regrowth; the sampling is ``cv2.remap``
+(:func:`vision.hexlattice.sample_bilinear`). Known limit (``benchmarks/
+caribo_lattice_scale.py``, dev seed 4001 hard): on 9 of 30 photos no candidate puts every
+tile on its own cell (the regrown lattice drifts off the far tiles under strong
+perspective, or the paint mask takes in a patterned table).
 """
 
 from __future__ import annotations
