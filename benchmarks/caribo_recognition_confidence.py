@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/caribo_recognition_confidence.py [--cache F.json]
-        [--weights W1,...,W6,B] [--fit] DIR [DIR ...]
+        [--weights W1,...,W5,B] [--fit] DIR [DIR ...]
 
 For every photo (``*.jpg`` + ``*.json`` from ``boardcam dataset``) the answer's tiles are
 matched to the truth pieces by pixel centre (within 0.3 tile pitch), the answer's 60°
@@ -21,7 +21,7 @@ the tables can be recomputed for other weights without reading the photos again:
 ``--cache F.json``
     keep the per-tile features and outcomes of each folder in ``F.json`` (a folder
     already in it is not read again; delete the file after changing the recogniser).
-``--weights W1,...,W6,B``
+``--weights W1,...,W5,B``
     print the tables for these Platt weights instead of ``CONFIDENCE_WEIGHTS``.
 ``--fit``
     fit the weights (logistic regression, label = tile right) on the tiles of the
@@ -115,7 +115,7 @@ def design(photos: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     for p in photos:
         if p["raw"]:
             xs.append(cr._calibration_features(p["raw"], p["quality"], p["runner_up"],
-                                               p["clash"], p["shared"]))
+                                               p["clash"]))
             ys.append(np.array(p["right"], float))
     return np.concatenate(xs), np.concatenate(ys)
 

@@ -287,18 +287,32 @@ def test_other_games_photos_have_no_caribo_tiles(cli, name):
 # ----------------------------------------------------------------------------- confidences
 def test_calibration_features_match_their_definition():
     """Rows: raw log-odds (clipped), lead per tile (clipped to -1..2), quality per tile,
-    log of the number of tiles, the tile's clashing edges (clipped to 3), the share of
-    the reading's shared edges that clash."""
+    log of the number of tiles, the tile's clashing edges (clipped to 3)."""
     X = cr._calibration_features([0.5, 0.9, 1.0], quality=2.4, runner_up=-30.0,
-                                 clash=[0, 1, 5], shared=[2, 3, 5])
-    assert X.shape == (3, 6)
+                                 clash=[0, 1, 5])
+    assert X.shape == (3, 5)
     assert X[0, 0] == pytest.approx(0.0) and X[1, 0] == pytest.approx(math.log(9))
     assert X[2, 0] == pytest.approx(math.log((1 - 1e-4) / 1e-4))
     assert np.allclose(X[:, 1], 2.0) and np.allclose(X[:, 2], 0.8)
     assert np.allclose(X[:, 3], math.log(3))
-    assert X[:, 4].tolist() == [0.0, 1.0, 3.0] and np.allclose(X[:, 5], 6 / 10)
-    assert np.allclose(cr._calibration_features([0.5], 1.0, 0.0)[:, 4:], 0.0)
-    assert cr._calibration_features([], 0.0, -5.0).shape == (0, 6)
+    assert X[:, 4].tolist() == [0.0, 1.0, 3.0]
+    assert np.allclose(cr._calibration_features([0.5], 1.0, 0.0)[:, 4], 0.0)
+    assert cr._calibration_features([], 0.0, -5.0).shape == (0, 5)
+
+
+def test_clashing_edges_lower_a_tiles_confidence():
+    """A tile that clashes with its neighbours is less sure than the same tile matching
+    them, and the board's confidence (the product) falls with it."""
+    def calibrate(clash):
+        answer = {"tiles": [{"tile": "12WB", "row": i, "col": 0, "confidence": 0.999}
+                            for i in range(3)]}
+        cr._calibrate_confidences(answer, 3.0, -5.0, (np.array(clash), np.full(3, 2.0)))
+        return answer
+
+    clean, clashing = calibrate([0, 0, 0]), calibrate([0, 2, 0])
+    assert clashing["tiles"][1]["confidence"] < clean["tiles"][1]["confidence"]
+    assert clashing["tiles"][0]["confidence"] == clean["tiles"][0]["confidence"]
+    assert clashing["confidence"] < clean["confidence"]
 
 
 def test_reading_clashes_count_unmatched_shared_edges():
