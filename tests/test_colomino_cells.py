@@ -68,6 +68,27 @@ def test_tint_alone_takes_no_shadow_no_bleed_and_no_lone_cell(dim):
     assert _jokers(tri, centre) == set()
 
 
+def test_a_lighter_cell_of_the_prints_own_tint_is_a_hot_spot_not_a_joker(monkeypatch):
+    tri, centre, light = _board()
+    # one print cell beside a tile lit up by a lamp: lighter, but of the print's tint
+    spot = (6, 7)
+    _put(tri, centre, light, spot, PRINT * 1.15)
+    assert _jokers(tri, centre) == set()
+    # lightness alone would take it (the rule before the tint was required)
+    monkeypatch.setattr(cr, "JOKER_LIGHT_Z", 0.0)
+    assert _jokers(tri, centre) == {spot}
+    monkeypatch.undo()
+    # white plastic as much lighter is a joker: its tint is not the print's
+    _put(tri, centre, light, spot, np.full(3, PRINT.mean() * 1.15))
+    assert _jokers(tri, centre) == {spot}
+    # far lighter than the photo's plain cells scatter (JOKER_SURE_LIGHT): a joker even
+    # of the print's tint
+    _put(tri, centre, light, spot, PRINT * 1.4)
+    assert _jokers(tri, centre) == {spot}
+    monkeypatch.setattr(cr, "JOKER_SURE_LIGHT", 10.0)
+    assert _jokers(tri, centre) == set()
+
+
 def test_joker_tint_is_relative_to_the_photos_plain_cells():
     n = 9
     rng = np.random.default_rng(3)

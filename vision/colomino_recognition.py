@@ -29,10 +29,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
 6. *Decide cells*: coloured triangles → a tile; a joker (:func:`find_jokers`, at most
    four, the lightest) is a uniform white cell — no channel far below the print's — that
    is either coloured against the print and not darker than it, or lighter than the
-   print around by more than the photo's own spread of plain print cells, or as light
-   as the print but of another tint (:func:`joker_tint`: white plastic on a tinted
-   print), and that touches a tile or the field's edge; an uncovered printed field (a
-   solid cell of the printed colour where the layout prints one) → ``.``.
+   print around by more than the photo's own spread of plain print cells and of another
+   tint than the print (:func:`tint_z`; a lamp's hot spot keeps the print's tint) unless
+   far lighter, or as light as the print but of another tint (:func:`joker_tint`: white
+   plastic on a tinted print), and that touches a tile or the field's edge; an uncovered
+   printed field (a solid cell of the printed colour where the layout prints one) → ``.``.
 
 Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
 that clips the red channel (warm light, glare) turns yellow triangles green and red ones
@@ -44,17 +45,19 @@ cannot repair (the clipping chance is a colour prior: a clipped green or blue wi
 evidence can be pulled to yellow or red); a glare-washed multi-colour tile is read as an
 empty cell (taking cells with unlike triangles as tiles was tried: their colours then
 come out wrong and spread along edges); a joker darker than the print, or as light and
-of nearly its tint, is read as an empty cell, and a lamp's hot spot on the print in an
-unevenly lit photo can be read as a joker; a glare-washed one-colour tile can be read as
-a joker; a one-colour tile on a printed field of its colour is read as the print (its
-colour against the rim markings' ink does not tell: the light differs across the board
-as much); boards on patterned tables (floral, gingham) in oblique views are often not
-found (no candidate outline close enough) or mis-fitted; recognition takes about 7
-(normal) to 9 (hard) times the JPEG decode time of the photo (CPU, one thread, median
-over dev seeds 3250-3252; the grid search — candidate outlines, rim ruler, line fits,
-size check, crossing refinement — is most of it; the refinement's RANSAC alone takes up
-to 40 ms on a hard photo where few crossings show, and the results depend on its exact
-run).
+of nearly its tint, is read as an empty cell (so is one only a little lighter than the
+print and of nearly its tint: asking lighter cells for a tint cut false jokers on empty
+cells 10 -> 2 on dev seeds 4210/4211 hard, missed jokers stayed 10), and a lamp's hot
+spot on the print in an unevenly lit photo can still be read as a joker; a glare-washed
+one-colour tile can be read as a joker; a one-colour tile on a printed field of its
+colour is read as the print (its colour against the rim markings' ink does not tell: the
+light differs across the board as much); boards on patterned tables (floral, gingham) in
+oblique views are often not found (no candidate outline close enough) or mis-fitted;
+recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
+(CPU, one thread, median over dev seeds 3250-3252; the grid search — candidate outlines,
+rim ruler, line fits, size check, crossing refinement — is most of it; the refinement's
+RANSAC alone takes up to 40 ms on a hard photo where few crossings show, and the results
+depend on its exact run).
 """
 
 from __future__ import annotations
@@ -105,6 +108,15 @@ JOKER_TINT_Z = 5.0
 JOKER_TINT_RATIO = 0.95
 JOKER_TINT_FLOOR = 0.9
 JOKER_TINT_SPREAD = 0.012
+#: A plain cell lighter than the print around is a joker only when its tint also differs
+#: from the print around: by this many robust standard deviations of the photo's plain
+#: cells, or by at least :data:`JOKER_LIGHT_TINT` (log opponent colour, as
+#: :data:`JOKER_TINT`). White plastic keeps its own tint; a lamp's hot spot on the print
+#: keeps the print's, brightened in the lamp's colour. A cell lighter than the print by
+#: :data:`JOKER_SURE_LIGHT` times the photo's lightness threshold needs no tint.
+JOKER_LIGHT_Z = 10.0
+JOKER_LIGHT_TINT = 0.2
+JOKER_SURE_LIGHT = 3.0
 #: Passes of the local print estimate: a plain cell counts as print when its tint
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
@@ -290,7 +302,9 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     is uniform (:data:`JOKER_SPREAD`), white — no channel far below the print's
     (:data:`JOKER_FLOOR`; white plastic on a cream print looks bluish against it, so it
     may be counted as coloured) — and either coloured against the print and not darker
-    than it, or clearly lighter than the print around (:data:`JOKER_RATIO`). Lightness and
+    than it, or clearly lighter than the print around (:data:`JOKER_RATIO`) and of
+    another tint (:data:`JOKER_LIGHT_Z`, :data:`JOKER_LIGHT_TINT`; a lamp's hot spot
+    keeps the print's) unless far lighter (:data:`JOKER_SURE_LIGHT`). Lightness and
     floor are taken relative to the plain print cells of the photo (the local estimate
     lags a steep lamp fall-off the same way for all of them). A cell whose plain
     neighbour is lit up too (:data:`JOKER_HOTSPOT`) lies in a lamp's hot spot. Placed
@@ -309,8 +323,13 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         floor = floor / float(np.median(floor[plain]))
         sigma = 1.4826 * float(np.median(np.abs(ratio[plain] - 1.0)))
         lighter = float(np.clip(1.0 + 5.0 * sigma, JOKER_RATIO, JOKER_MAX_RATIO))
+    lit_plain = ratio > lighter
+    if plain.sum() >= 5:
+        length, z = tint_z(centre, loo, plain)
+        lit_plain &= (z >= JOKER_LIGHT_Z) | (length >= JOKER_LIGHT_TINT) | (
+            ratio - 1.0 >= JOKER_SURE_LIGHT * (lighter - 1.0))
     like = (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR) & (
-        (is_tile & (ratio > 0.95)) | (ratio > lighter))
+        (is_tile & (ratio > 0.95)) | lit_plain)
     # a lamp's hot spot lightens the print around too; a joker is one white cell
     lit = np.pad(np.where(plain, ratio, 0.0), 1)
     beside = np.maximum.reduce([lit[:-2, 1:-1], lit[2:, 1:-1], lit[1:-1, :-2], lit[1:-1, 2:]])
@@ -329,15 +348,16 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         *np.nonzero(like), strict=True)), reverse=True)[:4]
 
 
-def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.ndarray:
-    """Cells ``(n, n)`` bool whose tint differs clearly from the print around them.
+def tint_z(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's tint against the print around it: ``(length, z)``, both ``(n, n)``.
 
     ``centre (n, n, 3)`` linear RGB of the cell centres, ``loo (n, n, 3)`` the print
     around each cell leaving the cell out (:func:`print_field`), ``plain (n, n)`` the
     plain print cells of the photo. The tint is the cell's log colour against the print
-    around, as two opponent axes (blue − red, green − magenta); it is taken relative to
-    the median plain cell, and counts when its length is at least :data:`JOKER_TINT` and
-    one axis is :data:`JOKER_TINT_Z` robust standard deviations (of the plain cells) out.
+    around, as two opponent axes (blue − red, green − magenta), taken relative to the
+    median plain cell; ``length`` is its Euclidean length (log units), ``z`` the larger of
+    the two axes in robust standard deviations of the plain cells.
     """
     lt = np.log(np.maximum(centre, 1e-5)) - np.log(np.maximum(loo, 1e-5))
     opp = np.stack([lt[..., 2] - lt[..., 0], lt[..., 1] - 0.5 * (lt[..., 0] + lt[..., 2])],
@@ -345,7 +365,18 @@ def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.nda
     d = opp - np.median(opp[plain], axis=0)
     sigma = 1.4826 * np.median(np.abs(d[plain]), axis=0)
     z = np.abs(d) / np.maximum(sigma, 1e-3)
-    return (np.hypot(d[..., 0], d[..., 1]) >= JOKER_TINT) & (z.max(axis=-1) >= JOKER_TINT_Z)
+    return np.hypot(d[..., 0], d[..., 1]), z.max(axis=-1)
+
+
+def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """Cells ``(n, n)`` bool whose tint differs clearly from the print around them.
+
+    Arguments as :func:`tint_z`; the tint counts when its length is at least
+    :data:`JOKER_TINT` and one axis is :data:`JOKER_TINT_Z` robust standard deviations
+    (of the plain cells) out.
+    """
+    length, z = tint_z(centre, loo, plain)
+    return (length >= JOKER_TINT) & (z >= JOKER_TINT_Z)
 
 
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
