@@ -43,10 +43,10 @@ failures at hard difficulty are lattices of the wrong scale or drifting away fro
 seed under strong perspective (``benchmarks/caribo_recognition_diagnose.py`` attributes
 each failure to a stage; ``benchmarks/caribo_recognition_failures.py`` counts missed,
 invented and miscoloured tiles of the final answers). At normal difficulty (dev seed
-4100, 60 photos, lattice at e91f1b1: 78 % of boards perfect) 8 of the 13 failures are
-lattices found wrong or not at all; the rest are single tiles: a black tile on a black
-cloth missed, a hole in the figure whose table reads as a matching white tile, a table
-stripe next to a lone tile taken for a tile, and a few colours misread under lamps.
+4100, 60 photos, lattice at e91f1b1: 78 % of boards perfect) 10 of the 13 failures are
+lattices found wrong, chosen wrong or not found; the other 3 are single tiles: a black
+tile on a black cloth missed, a hole in the figure whose table reads as a matching white
+tile, a table stripe next to a lone tile taken for a tile.
 Recognition takes about 75× the JPEG decode time (median CPU time, 12 dev photos, shared
 machine).
 """
