@@ -441,7 +441,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
               and r[2] >= best[2] - CONTENDER_MARGIN]
     if others:
         contenders.append(max(others, key=lambda r: r[2]))
-    final, final_score = None, -math.inf
+    final = None
     for cand in contenders:
         for _ in range(TILE_REFIT_ROUNDS):
             refit = _refit_on_tiles(image, small, scale, lab_det, tdist, cand, calibration,
@@ -449,11 +449,8 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
             if refit is cand:
                 break
             cand = refit
-        # judged with the figure's edges too: each clashing shared edge is at least one
-        # wrong tile, counted right in the quality (+1 instead of -1)
-        cand_score = cand[2] - CLASH_QUALITY * _reading_clashes(cand[0])[0].sum() / 2
-        if final is None or cand_score > final_score + QUALITY_MARGIN:
-            final, final_score = cand, cand_score
+        if final is None or cand[2] > final[2] + QUALITY_MARGIN:
+            final = cand
     answer, seg_rgb, quality, lattice = final
     # the chosen lattice read once more, without the cells the figure's edges reject
     answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
@@ -466,9 +463,6 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     return answer, seg_rgb
 
 
-CLASH_QUALITY = 2.0
-"""Quality charged per clashing shared edge when the refitted contenders are compared (a
-wrong tile read as right moves the expected right-minus-wrong count by 2)."""
 CONTENDER_MARGIN = 2.0
 """A runner-up reading (another notation) within this quality of the best is refitted
 too, and the better of the two after refitting wins."""
