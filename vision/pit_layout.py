@@ -940,19 +940,25 @@ TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homogra
 TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
 
 
-def table_colours(lab: np.ndarray) -> np.ndarray:
-    """``(BODY_CLUSTERS, 3)`` colours of the table: k-means of the border (4 % of the long
-    side) of a reduced photo's Lab image ``lab`` (float32 ``(h, w, 3)``); the board lies
-    inside."""
-    k = BODY_CLUSTERS
+def _border_clusters(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """k-means of the border (4 % of the long side) of a reduced photo's Lab image ``lab``
+    (float32 ``(h, w, 3)``): ``(border (m, 3), labels (m, 1), centres (BODY_CLUSTERS, 3))``
+    (seeded, so a photo always gives the same table colours)."""
     hh, ww = lab.shape[:2]
     b = max(2, int(0.04 * max(hh, ww)))
     border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
                              lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
     cv2.setRNGSeed(3)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, _, centres = cv2.kmeans(border, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
-    return centres
+    _, lbl, centres = cv2.kmeans(border, BODY_CLUSTERS, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    return border, lbl, centres
+
+
+def table_colours(lab: np.ndarray) -> np.ndarray:
+    """``(BODY_CLUSTERS, 3)`` colours of the table: k-means of the border of a reduced
+    photo's Lab image ``lab`` (float32 ``(h, w, 3)``, :func:`_border_clusters`); the
+    board lies inside."""
+    return _border_clusters(lab)[2]
 
 
 def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndarray]]:
@@ -1255,12 +1261,7 @@ def _body_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
     small = cv2.GaussianBlur(small, (5, 5), 0)
     lab = _lab_features(small)
     hh, ww = lab.shape[:2]
-    b = max(2, int(0.04 * max(hh, ww)))
-    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
-                             lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
-    cv2.setRNGSeed(3)
-    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, lbl, centres = cv2.kmeans(border, BODY_CLUSTERS, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    border, lbl, centres = _border_clusters(lab)
     spread = np.sqrt(((border - centres[lbl.ravel()]) ** 2).sum(-1))
     flat = lab.reshape(-1, 3)
     d = np.full(len(flat), np.inf, np.float32)
