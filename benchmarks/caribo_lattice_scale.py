@@ -22,11 +22,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from caribo_recognition_diagnose import lattice_right
+from caribo_recognition_diagnose import lattice_candidates, lattice_right
 from scipy.spatial import cKDTree
 
-from vision import caribo_lattice, hexlattice
 from vision import caribo_recognition as cr
+from vision import hexlattice
 from vision.recognize import NothingFound
 
 
@@ -45,11 +45,7 @@ def candidates(photo: Path) -> list[dict]:
     """Every lattice candidate of ``photo`` with its scale, rightness and quality."""
     truth = json.loads(photo.with_suffix(".json").read_text())
     image = cv2.imread(str(photo))
-    small, scale = cr._detection_image(image)
-    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    tdist = cr._table_distance(lab_det)
-    paint = tdist > cr.PAINT_DISTANCE
-    found = caribo_lattice.find_lattice(lab_det, paint, scale) or []
+    small, scale, lab_det, tdist, found = lattice_candidates(image)
     S = np.diag([1 / scale, 1 / scale, 1.0])
     out = []
     for lat in found:

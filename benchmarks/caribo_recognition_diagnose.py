@@ -59,15 +59,22 @@ def lattice_right(H: np.ndarray, truth: dict) -> bool:
     return 0.42 < r < 0.72
 
 
-def diagnose(photo: Path) -> tuple[str, str]:
-    """``(stage, detail)`` for one photo."""
-    truth = json.loads(photo.with_suffix(".json").read_text())
-    image = cv2.imread(str(photo))
+def lattice_candidates(image: np.ndarray):
+    """The reader's detection inputs and every lattice candidate of a BGR photo:
+    ``(small, scale, lab_det, tdist, found)`` (``found`` best first, possibly empty)."""
     small, scale = cr._detection_image(image)
     lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     tdist = cr._table_distance(lab_det)
     paint = tdist > cr.PAINT_DISTANCE
     found = caribo_lattice.find_lattice(lab_det, paint, scale) or []
+    return small, scale, lab_det, tdist, found
+
+
+def diagnose(photo: Path) -> tuple[str, str]:
+    """``(stage, detail)`` for one photo."""
+    truth = json.loads(photo.with_suffix(".json").read_text())
+    image = cv2.imread(str(photo))
+    small, scale, lab_det, tdist, found = lattice_candidates(image)
     S = np.diag([1 / scale, 1 / scale, 1.0])
     rights = [lattice_right(S @ lat[0], truth) for lat in found]
     best = None

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from colomino_cells_pixels import canonical_codes  # noqa: E402
+from colomino_cells_pixels import canonical_codes, read_with_field  # noqa: E402
 
 from vision import colomino_recognition as cr  # noqa: E402
 from vision.recognize import NothingFound  # noqa: E402
@@ -63,26 +63,15 @@ def main(argv=None) -> int:
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args(argv)
     counts: Counter = Counter()
-    real_locate = cr.locate_field
     for d in args.dirs:
         for f in sorted(p for p in Path(d).glob("*.json") if p.with_suffix(".jpg").exists()):
             truth = json.loads(f.read_text())
             if "state" not in truth:
                 continue
-            got = {}
-
-            def locate(img, _got=got):
-                _got["r"] = real_locate(img)
-                return _got["r"]
-
-            cr.locate_field = locate
             try:
-                ans = cr.recognize(cv2.imread(str(f.with_suffix(".jpg"))))
+                ans, (Hc, n, _, canon) = read_with_field(cv2.imread(str(f.with_suffix(".jpg"))))
             except NothingFound:
                 continue
-            finally:
-                cr.locate_field = real_locate
-            Hc, n, _, canon = got["r"]
             want = truth["state"]["rows"]
             if n != len(want):
                 continue

@@ -52,6 +52,25 @@ def canonical_codes(Hc: np.ndarray, n: int, centres: dict, codes: dict) -> dict:
     return out
 
 
+def read_with_field(image: np.ndarray):
+    """``(answer, (Hc, n, score, canon))``: the recogniser's answer for a BGR photo and
+    the field :func:`vision.colomino_field.locate_field` gave it (the canonical view the
+    cells were read from). Raises :class:`NothingFound` like the recogniser."""
+    real_locate = cr.locate_field
+    got = {}
+
+    def locate(img):
+        got["r"] = real_locate(img)
+        return got["r"]
+
+    cr.locate_field = locate
+    try:
+        answer = cr.recognize(image)
+    finally:
+        cr.locate_field = real_locate
+    return answer, got["r"]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
@@ -60,27 +79,16 @@ def main(argv=None) -> int:
     files = sorted(f for f in Path(args.dir).glob("*.json") if f.with_suffix(".jpg").exists())
     if args.limit:
         files = files[:args.limit]
-    real_locate = cr.locate_field
     kinds: Counter = Counter()
     tris: Counter = Counter()
     for f in files:
         truth = json.loads(f.read_text())
         image = cv2.imread(str(f.with_suffix(".jpg")))
-        got = {}
-
-        def locate(img, _got=got):
-            _got["r"] = real_locate(img)
-            return _got["r"]
-
-        cr.locate_field = locate
         try:
-            ans = cr.recognize(image)
+            ans, (Hc, n, _, canon) = read_with_field(image)
         except NothingFound:
             print(f"{f.stem}: not found")
             continue
-        finally:
-            cr.locate_field = real_locate
-        Hc, n, _, canon = got["r"]
         want = truth["state"]["rows"]
         if n != len(want):
             print(f"{f.stem}: size {n}")
