@@ -95,6 +95,23 @@ def test_polish_fit_recovers_every_cavity(table, move):
     assert _max_error_mm(hom) < 0.3 * pl.PIT_R
 
 
+def test_polish_and_contrast_remembered_per_pyramid_equal_the_direct_answers():
+    """The Pyramid memo returns what polish_fit and cavity_contrast compute without it,
+    also when asked twice and when a caller changes the homography it got."""
+    img = synthetic_board(2)
+    pyr = pl.Pyramid(img)
+    start = _shifted(14.0, -9.0, 0.0)
+    want_hom, want_n = pl.polish_fit(img, start)
+    for _ in range(2):
+        hom, n = pl.polish_fit(pyr, start)
+        assert n == want_n and np.array_equal(hom, want_hom)
+        assert pl.cavity_contrast(pyr, hom) == pl.cavity_contrast(img, want_hom)
+        hom *= 2.0  # the caller's copy, not the remembered one
+    far = _shifted(0.0, pl.ROW_Y)
+    assert pl.cavity_contrast(pyr, far) == pl.cavity_contrast(img, far)
+    assert pl.cavity_contrast(pyr, far) != pl.cavity_contrast(pyr, want_hom)
+
+
 def test_cavity_contrast_needs_every_cavity():
     img = synthetic_board(3)
     true = pl.cavity_contrast(img, _mm_to_px())

@@ -263,6 +263,10 @@ class Pyramid:
 
     def __init__(self, image: np.ndarray):
         self.levels = [image]
+        # results of pure functions of (photo, homography) already computed for this
+        # photo (cavity_contrast, polish_fit): a candidate proposed twice, a polish that
+        # gives up (returns its input) or a contrast asked again costs nothing twice
+        self.memo: dict = {}
 
     def level(self, k: int) -> np.ndarray:
         """Level ``k`` (``1 / 2**k`` of the photo's size)."""
@@ -529,8 +533,18 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     response aside, hence only then; last round only). Repeated ``rounds`` times (``exact``: see
     :func:`cavity_response`). Returns ``(homography, round pits located within
     :data:`POLISH_LOCATED` pitches of it)``; the input and 0 when fewer than six pits
-    agree.
+    agree. Remembered per :class:`Pyramid`, homography and arguments.
     """
+    if isinstance(image, Pyramid):
+        key = ("polish", np.asarray(hom, np.float64).tobytes(), rounds, exact)
+        if key not in image.memo:
+            image.memo[key] = _polish_fit(image, hom, rounds, exact)
+        out, located = image.memo[key]
+        return out.copy(), located
+    return _polish_fit(image, hom, rounds, exact)
+
+
+def _polish_fit(image, hom: np.ndarray, rounds: int, exact: bool) -> tuple[np.ndarray, int]:
     located = 0
     for round_ in range(rounds):
         # all but the last round in a coarser view (half the pixels)
@@ -1206,8 +1220,18 @@ def cavity_contrast(image, hom: np.ndarray) -> float:
     a store on a pit) or on a pattern of twelve spots without stores stays below ~0.7,
     a table ~0.5, whatever the colours. All 14 cavities are handled in one vectorised
     pass (medians of equally large rings together, histograms by one ``bincount``);
-    the result is exactly :func:`_auc_binned` per cavity and pooled.
+    the result is exactly :func:`_auc_binned` per cavity and pooled (remembered per
+    :class:`Pyramid` and homography).
     """
+    if isinstance(image, Pyramid):
+        key = ("contrast", np.asarray(hom, np.float64).tobytes())
+        if key not in image.memo:
+            image.memo[key] = _cavity_contrast(image, hom)
+        return image.memo[key]
+    return _cavity_contrast(image, hom)
+
+
+def _cavity_contrast(image, hom: np.ndarray) -> float:
     ppm = CONTRAST_PX_PER_MM
     hx, hy = BOARD_HALF_X + 10, BOARD_HALF_Y + 10
     view, _to_mm = rectify(image, hom, ppm, hx, hy)
