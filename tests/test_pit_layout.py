@@ -112,6 +112,20 @@ def test_polish_and_contrast_remembered_per_pyramid_equal_the_direct_answers():
     assert pl.cavity_contrast(pyr, far) != pl.cavity_contrast(pyr, want_hom)
 
 
+def test_the_lattice_spots_are_the_first_of_the_table_pool():
+    """lattice_homographies takes its spots from the table lattice's larger pool: the
+    first LAT_PER_SCALE of each radius there are exactly pit_candidates' own."""
+    pyr = pl.Pyramid(synthetic_board(4, table="gingham"))
+    small, _full = pl._lattice_image(pyr)
+    want = pl.pit_candidates(small)
+    pool = pl._lattice_pool(pyr)[2]
+    assert len(pool.pts) > len(want.pts)
+    sel = np.concatenate([np.flatnonzero(pool.scale == si)[:pl.LAT_PER_SCALE]
+                          for si in range(len(pl.LAT_RADII))])
+    for name in ("pts", "score", "scale", "rad", "ring"):
+        assert np.array_equal(getattr(pool, name)[sel], getattr(want, name))
+
+
 def test_cavity_contrast_needs_every_cavity():
     img = synthetic_board(3)
     true = pl.cavity_contrast(img, _mm_to_px())

@@ -946,12 +946,28 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     Besides each lattice found, the same lattice shifted by one pit toward either end is
     proposed (a store full of seeds can pass for a pit): the cavity template decides.
     """
-    small, full = _lattice_image(pyr)
-    return _lattice_proposals(lattice_fits(pit_candidates(small), keep), full)
+    small, full, pool = _lattice_pool(pyr)
+    # the strongest LAT_PER_SCALE spots per radius: exactly pit_candidates(small)
+    sel = np.concatenate([np.flatnonzero(pool.scale == si)[:LAT_PER_SCALE]
+                          for si in range(len(LAT_RADII))])
+    spots = PitSpots(pool.pts[sel], pool.score[sel], pool.scale[sel], pool.rad[sel],
+                     pool.ring[sel])
+    return _lattice_proposals(lattice_fits(spots, keep), full)
 
 
 TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
 TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
+
+
+def _lattice_pool(pyr: Pyramid) -> tuple[np.ndarray, float, PitSpots]:
+    """The lattice image (:func:`_lattice_image`), its factor to full-image px and its
+    :data:`TABLE_POOL` strongest pit-like spots per radius (:func:`pit_candidates`, whose
+    spots of a radius come strongest first, so their first :data:`LAT_PER_SCALE` are the
+    plain lattice's spots), computed once per :class:`Pyramid`."""
+    if "lattice_pool" not in pyr.memo:
+        small, full = _lattice_image(pyr)
+        pyr.memo["lattice_pool"] = (small, full, pit_candidates(small, TABLE_POOL))
+    return pyr.memo["lattice_pool"]
 
 
 def _border_clusters(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -985,8 +1001,7 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, n
     surround is the board top, which the table does not show. From the
     :data:`TABLE_POOL` strongest spots per radius those with a surround unlike the table
     are kept (the strongest :data:`LAT_PER_SCALE` per radius)."""
-    small, full = _lattice_image(pyr)
-    pool = pit_candidates(small, TABLE_POOL)
+    small, full, pool = _lattice_pool(pyr)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     centres = table_colours(lab)
     d = pool.ring[:, None, :] - centres[None]
