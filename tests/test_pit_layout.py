@@ -126,6 +126,35 @@ def test_the_lattice_spots_are_the_first_of_the_table_pool():
         assert np.array_equal(getattr(pool, name)[sel], getattr(want, name))
 
 
+def _response_reference(lab, r_px, half_px):
+    """cavity_response written channel by channel (Lab means as 3-channel images)."""
+    ones = np.ones((1, 3), np.float32)
+    sq = cv2.transform(lab * lab, ones)
+    hy = int(round(2 * half_px))
+
+    def mean(img, r0, r1=None):
+        s0, n0 = pl._cross_sum(img, r0, hy)
+        if r1 is None:
+            return s0 * (1.0 / n0)
+        s1, n1 = pl._cross_sum(img, r1, hy)
+        return (s0 - s1) * (1.0 / float(max(n0 - n1, 1)))
+
+    md, qd = mean(lab, 0.75 * r_px), mean(sq, 0.75 * r_px)
+    mr, q = mean(lab, 1.45 * r_px, 1.1 * r_px), mean(sq, 1.45 * r_px, 1.1 * r_px)
+    mr2 = cv2.transform(mr * mr, ones)
+    sr = cv2.sqrt(np.maximum(q - mr2, 0))
+    d2 = qd - 2 * cv2.transform(md * mr, ones) + mr2
+    return cv2.sqrt(np.maximum(d2, 0)) / (sr + 4.0)
+
+
+def test_cavity_response_equals_its_channel_by_channel_definition():
+    img = synthetic_board(6, table="gingham")
+    lab = cv2.cvtColor(img[40:200, 100:500], cv2.COLOR_BGR2LAB).astype(np.float32)
+    for r_px, half_px in ((9.0, 0.0), (12.5, 0.0), (11.0, 14.0)):
+        assert np.array_equal(pl.cavity_response(lab, r_px, half_px),
+                              _response_reference(lab, r_px, half_px))
+
+
 def test_cavity_contrast_needs_every_cavity():
     img = synthetic_board(3)
     true = pl.cavity_contrast(img, _mm_to_px())

@@ -466,34 +466,34 @@ def cavity_response(lab: np.ndarray, r_px: float, half_px: float = 0.0,
     wood around them, and the ring is uniform only when the cavity is centred (off
     centre it cuts the cavity's own wall), whatever the colours.
     """
+    # Lab and Σ Lab² in one 4-channel image: one filter pass per window for the four;
+    # the sums over Lab weigh the fourth channel 0 (the same float32 sums as over 3)
     ones = np.ones((1, 3), np.float32)
-    sq = cv2.transform(lab * lab, ones)
+    lab3 = np.array([[1.0, 1.0, 1.0, 0.0]], np.float32)
+    both = np.empty(lab.shape[:2] + (4,), np.float32)
+    both[..., :3] = lab
+    both[..., 3] = cv2.transform(lab * lab, ones)
     if exact:
         disk, ring = _cavity_kernels(float(r_px), float(half_px))
-        both = np.dstack([lab, sq])  # Lab and Σ Lab²: one filter pass per kernel
-        fd = cv2.filter2D(both, -1, disk, borderType=cv2.BORDER_REPLICATE)
-        fr = cv2.filter2D(both, -1, ring, borderType=cv2.BORDER_REPLICATE)
-        md, mr = np.ascontiguousarray(fd[..., :3]), np.ascontiguousarray(fr[..., :3])
-        q, qd = fr[..., 3], fd[..., 3]
+        md = cv2.filter2D(both, -1, disk, borderType=cv2.BORDER_REPLICATE)
+        mr = cv2.filter2D(both, -1, ring, borderType=cv2.BORDER_REPLICATE)
     else:
         hy = int(round(2 * half_px))
-        both = np.dstack([lab, sq])  # Lab and Σ Lab²: one box filter pass for the four
         sd, nd = _cross_sum(both, 0.75 * r_px, hy)
         so, no = _cross_sum(both, 1.45 * r_px, hy)
         si, ni = _cross_sum(both, 1.1 * r_px, hy)
         n = float(max(no - ni, 1))
-        ring = (so - si) * (1.0 / n)
-        sd = sd * (1.0 / nd)
-        md, mr = np.ascontiguousarray(sd[..., :3]), np.ascontiguousarray(ring[..., :3])
-        q, qd = ring[..., 3], sd[..., 3]
-    mr2 = cv2.transform(mr * mr, ones)
+        mr = (so - si) * (1.0 / n)
+        md = sd * (1.0 / nd)
+    q, qd = mr[..., 3], md[..., 3]  # mean Σ Lab² of the ring and of the inner part
+    mr2 = cv2.transform(mr * mr, lab3)
     sr = cv2.sqrt(np.maximum(q - mr2, 0))
     if RESPONSE_RMS:
         # RMS distance of the inner pixels to the ring's mean colour
-        d2 = qd - 2 * cv2.transform(md * mr, ones) + mr2
+        d2 = qd - 2 * cv2.transform(md * mr, lab3) + mr2
     else:
         diff = md - mr
-        d2 = cv2.transform(diff * diff, ones)
+        d2 = cv2.transform(diff * diff, lab3)
     return cv2.sqrt(np.maximum(d2, 0)) / (sr + 4.0)
 
 
