@@ -1191,7 +1191,8 @@ class _ContrastPlan:
     ring indices of every cavity, padded with ``-1`` (a sentinel pixel after the view's
     last) to the longest ring's ``m``; ``lo``/``hi``: ``(14,)`` positions of the middle
     one or two of each ring's sorted values; ``inner``/``ring``: all inner / ring
-    indices; ``inner_cav``/``ring_cav``: the cavity number of each; ``ok``: every part
+    indices; ``inner_cav``/``ring_cav``: the cavity number of each; ``parts``/
+    ``parts_cav``: the inner then the ring indices and their cavities; ``ok``: every part
     has at least five pixels."""
 
     padded: np.ndarray
@@ -1201,6 +1202,8 @@ class _ContrastPlan:
     inner_cav: np.ndarray
     ring: np.ndarray
     ring_cav: np.ndarray
+    parts: np.ndarray
+    parts_cav: np.ndarray
     ok: bool
 
 
@@ -1213,12 +1216,13 @@ def _contrast_plan(shape: tuple[int, int], ppm: float, half_x: float,
     for c, (_inner, ring) in enumerate(masks):
         padded[c, :len(ring)] = ring
     cav = np.arange(len(masks))
+    inner = np.concatenate([m[0] for m in masks])
+    inner_cav = np.repeat(cav, [len(m[0]) for m in masks])
+    ring = np.concatenate([m[1] for m in masks])
+    ring_cav = np.repeat(cav, [len(m[1]) for m in masks])
     return _ContrastPlan(
-        padded, np.maximum(size - 1, 0) // 2, size // 2,
-        np.concatenate([m[0] for m in masks]),
-        np.repeat(cav, [len(m[0]) for m in masks]),
-        np.concatenate([m[1] for m in masks]),
-        np.repeat(cav, [len(m[1]) for m in masks]),
+        padded, np.maximum(size - 1, 0) // 2, size // 2, inner, inner_cav, ring, ring_cav,
+        np.concatenate([inner, ring]), np.concatenate([inner_cav, ring_cav]),
         all(len(i) >= 5 and len(r) >= 5 for i, r in masks))
 
 
@@ -1266,10 +1270,10 @@ def _cavity_contrast(image, hom: np.ndarray) -> float:
     ref = ((ring_vals[:, cav, plan.lo] + ring_vals[:, cav, plan.hi])
            / np.float32(2)).T.astype(np.float32)
     # distances in tenths of a ΔE, as integers for the histogram ROC area
-    di = np.rint(10 * np.sqrt(((lab[plan.inner] - ref[plan.inner_cav]) ** 2).sum(-1)))
-    dr = np.rint(10 * np.sqrt(((lab[plan.ring] - ref[plan.ring_cav]) ** 2).sum(-1)))
-    di, dr = di.astype(np.int64), dr.astype(np.int64)
-    n = int(max(di.max(), dr.max())) + 1
+    dist = np.rint(10 * np.sqrt(((lab[plan.parts] - ref[plan.parts_cav]) ** 2).sum(-1)))
+    dist = dist.astype(np.int64)  # inner pixels, then ring pixels
+    di, dr = dist[:len(plan.inner)], dist[len(plan.inner):]
+    n = int(dist.max()) + 1
     k = len(CAVITIES)
     hp = np.bincount(plan.inner_cav * n + di, minlength=k * n).reshape(k, n)
     hn = np.bincount(plan.ring_cav * n + dr, minlength=k * n).reshape(k, n).astype(np.float64)
