@@ -17,33 +17,17 @@ whose candidates differ, the total and median CPU time per photo of each and the
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
+from ab_timing import load_revision
 
 from vision import caribo_lattice
 from vision import caribo_recognition as cr
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_base(rev: str, tmp: Path):
-    """``vision.caribo_lattice`` as it was at ``rev``, with that revision's hexlattice."""
-    for name in ("hexlattice", "caribo_lattice"):
-        src = subprocess.run(["git", "show", f"{rev}:vision/{name}.py"], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout
-        src = src.replace("from vision import hexlattice",
-                          "import ab_base_hexlattice as hexlattice")
-        (tmp / f"ab_base_{name}.py").write_text(src)
-    sys.path.insert(0, str(tmp))
-    return importlib.import_module("ab_base_caribo_lattice")
 
 
 def _same(a, b) -> bool:
@@ -66,7 +50,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_base(args.base, Path(tmp))
+        base = load_revision(args.base, Path(tmp), "caribo_lattice", ["hexlattice"])
         tb, tn, differ = [], [], []
         for d in args.dirs:
             for photo in sorted(Path(d).glob("*.jpg")):

@@ -1,7 +1,8 @@
 """Colomino field stage A/B: CPU time and answers of an earlier revision's
 ``locate_field`` against the working tree's, photo by photo, in one process.
 
-Usage: ``python benchmarks/colomino_field_ab.py DIR [DIR ...] --base REV [--limit N]``.
+Usage: ``python benchmarks/colomino_field_ab.py DIR [DIR ...] --base REV [--limit N]
+[--runs R]``.
 The base revision's ``vision/colomino_field.py`` and ``vision/square_grid.py`` are
 imported under other names (:func:`ab_timing.load_revision`); the cell reading is not
 run, so the comparison is not disturbed by work on :mod:`vision.colomino_recognition`.
@@ -12,13 +13,12 @@ size, the grid score and a digest of the canonical view, or "no board"; timing a
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 import tempfile
 from pathlib import Path
 
-from ab_timing import compare, load_revision, report
+from ab_timing import arguments, compare, folder_photos, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,19 +38,13 @@ class FieldOnly:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    ap.add_argument("--base", required=True, help="git revision to compare against")
-    ap.add_argument("--limit", type=int, default=30, help="photos per folder")
-    ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args(argv)
+    args = arguments(__doc__).parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from vision import colomino_field as new
 
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "colomino_field", ["square_grid"])
-        photos = [path for folder in args.folders
-                  for path in sorted(Path(folder).glob("*.jpg"))[: args.limit]]
+        photos = folder_photos(args.folders, args.limit)
         rows, differ = compare(FieldOnly(base), FieldOnly(new), photos, runs=args.runs)
     return report(rows, differ)
 

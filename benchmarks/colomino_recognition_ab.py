@@ -2,7 +2,7 @@
 working tree, photo by photo, in one process.
 
 Usage: ``python benchmarks/colomino_recognition_ab.py DIR [DIR ...] --base REV
-[--limit N]`` (DIRs hold photos, e.g. simulator datasets or ``sample_images``). The
+[--limit N] [--runs R]`` (DIRs hold photos, e.g. simulator datasets or ``sample_images``). The
 base revision's ``vision/colomino_recognition.py``, ``vision/colomino_field.py`` and
 ``vision/square_grid.py`` are read
 with ``git show`` and imported under other names (the rest of ``vision`` and ``engines``
@@ -15,32 +15,25 @@ layout, confidences, centres, or found / not found).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
-from ab_timing import compare, load_revision, report
+from ab_timing import arguments, compare, folder_photos, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    ap.add_argument("--base", required=True, help="git revision to compare against")
-    ap.add_argument("--limit", type=int, default=30, help="photos per folder")
-    args = ap.parse_args(argv)
+    args = arguments(__doc__).parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from vision import colomino_recognition as new
 
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "colomino_recognition",
                              ["square_grid", "colomino_field"])
-        photos = [path for folder in args.folders
-                  for path in sorted(p for p in Path(folder).glob("*.jpg")
-                                          if "colomino" in p.name)[: args.limit]]
-        rows, differ = compare(base, new, photos, runs=3)
+        photos = folder_photos(args.folders, args.limit, name_has="colomino")
+        rows, differ = compare(base, new, photos, runs=args.runs)
     return report(rows, differ)
 
 

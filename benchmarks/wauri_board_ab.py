@@ -8,22 +8,20 @@ tried). Only the board finder is compared (:func:`vision.pit_layout.find_boards`
 *differs* when the set of fits the recogniser accepts (its template-score, pits-located
 and contrast limits, :mod:`vision.wauri_recognition`) changes, or when an accepted fit's
 14 cavity centres move by more than ``--tol`` px, its contrast by more than 1e-6 or its
-pits located / orientation change. Times: smallest CPU time of ``runs`` interleaved runs
-each (``process_time``, one OpenCV thread), and the ``cv2.imdecode`` of the same bytes.
+pits located / orientation change. Times as in :func:`ab_timing.compare`: smallest CPU
+time of ``runs`` interleaved runs each (``process_time``, one OpenCV thread), and the
+``cv2.imdecode`` of the same bytes.
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
-from ab_timing import load_revision
+from ab_timing import arguments, compare, folder_photos, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,53 +56,20 @@ def _diff(a, b, tol: float) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    ap.add_argument("--base", required=True, help="git revision to compare against")
-    ap.add_argument("--limit", type=int, default=40, help="photos per folder")
-    ap.add_argument("--runs", type=int, default=2, help="timed runs per photo and side")
+    ap = arguments(__doc__, limit=40, runs=2)
     ap.add_argument("--keep", type=int, default=1, help="fits asked of find_boards")
     ap.add_argument("--tol", type=float, default=0.01, help="centre movement allowed (px)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from vision import pit_layout as new
 
-    cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "pit_layout", [])
-        photos = [path for folder in args.folders
-                  for path in sorted(Path(folder).glob("*.jpg"))[: args.limit]]
-        rows, differ = [], []
-        for path in photos:
-            data = np.frombuffer(path.read_bytes(), np.uint8)
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-            tb = tn = td = float("inf")
-            for run in range(args.runs):
-                t, fa = _describe(base, image, args.keep)
-                tb = min(tb, t)
-                t, fb = _describe(new, image, args.keep)
-                tn = min(tn, t)
-                t0 = time.process_time()
-                cv2.imdecode(data, cv2.IMREAD_COLOR)
-                td = min(td, time.process_time() - t0)
-                if run == 0:
-                    why = _diff(fa, fb, args.tol)
-                    if why:
-                        differ.append(f"{path}: {why}")
-            rows.append((tb, tn, td))
-    if not rows:
-        print("no photos")
-        return 1
-    tb, tn = [r[0] for r in rows], [r[1] for r in rows]
-    print(f"photos {len(rows)}: median CPU find_boards base {statistics.median(tb) * 1000:.1f}"
-          f" ms, new {statistics.median(tn) * 1000:.1f} ms; median ratio to decode base "
-          f"{statistics.median([r[0] / r[2] for r in rows]):.2f}, new "
-          f"{statistics.median([r[1] / r[2] for r in rows]):.2f}; total base/new "
-          f"{sum(tb) / sum(tn):.2f}x")
-    print(f"fits differing: {len(differ)}")
-    for line in differ:
-        print(f"  {line}")
-    return 0
+        rows, differ = compare(base, new, folder_photos(args.folders, args.limit),
+                               runs=args.runs,
+                               call=lambda mod, image: _describe(mod, image, args.keep),
+                               differ_by=lambda a, b: _diff(a, b, args.tol))
+    return report(rows, differ, timed=" find_boards", what="fits")
 
 
 if __name__ == "__main__":

@@ -16,31 +16,24 @@ layout, confidences, centres, or found / not found).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
-from ab_timing import compare, load_revision, report
+from ab_timing import arguments, compare, folder_photos, load_revision, report
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="+")
-    ap.add_argument("--base", required=True, help="git revision to compare against")
-    ap.add_argument("--limit", type=int, default=30, help="photos per folder")
-    ap.add_argument("--runs", type=int, default=3, help="timed runs per photo and side")
-    args = ap.parse_args(argv)
+    args = arguments(__doc__).parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from vision import wauri_recognition as new
 
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "wauri_recognition",
                              ["pit_layout", "seed_counting"])
-        photos = [path for folder in args.folders
-                  for path in sorted(Path(folder).glob("*.jpg"))[: args.limit]]
+        photos = folder_photos(args.folders, args.limit)
         rows, differ = compare(base, new, photos, runs=args.runs)
     return report(rows, differ)
 
