@@ -46,15 +46,20 @@ from vision.recognize import NothingFound
 BINS = ((0.0, 0.5), (0.5, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 1.01))
 
 
+def truth_centres(truth: dict, lone_pitch: float) -> tuple[np.ndarray, float]:
+    """The truth tiles' pixel centres ``(n, 2)`` and the pitch between neighbours (px,
+    median nearest-neighbour distance; ``lone_pitch`` for a single tile)."""
+    tc = np.array([p["center_px"] for p in truth["pieces"]], float)
+    if len(tc) < 2:
+        return tc, lone_pitch
+    d = np.hypot(*(tc[:, None] - tc[None]).transpose(2, 0, 1))
+    return tc, float(np.median(np.sort(d, axis=1)[:, 1]))
+
+
 def tile_outcomes(answer: dict, truth: dict) -> list[tuple[float, bool]]:
     """``(confidence, right)`` for every tile of ``answer`` against the truth file."""
     pieces = truth["pieces"]
-    tc = np.array([p["center_px"] for p in pieces], float)
-    if len(tc) > 1:
-        d = np.hypot(*(tc[:, None] - tc[None]).transpose(2, 0, 1))
-        pitch = float(np.median(np.sort(d, axis=1)[:, 1]))
-    else:
-        pitch = 50.0
+    tc, pitch = truth_centres(truth, 50.0)
     pairs = []
     for t in answer["tiles"]:
         dist = np.hypot(*(tc - np.array(t["center_px"])).T)

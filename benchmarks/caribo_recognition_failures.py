@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from caribo_recognition_confidence import truth_centres
 
 from engines.caribo import Tile, parse_board, to_axial
 from engines.caribo.geometry import AXIAL_DIRECTIONS
@@ -56,12 +57,7 @@ def edge_mismatches(notation: str) -> tuple[int, int]:
 def compare(answer: dict, truth: dict) -> dict:
     """Counts of missed, invented and wrongly coloured tiles of ``answer``."""
     pieces = truth["pieces"]
-    tc = np.array([p["center_px"] for p in pieces], float)
-    if len(tc) > 1:
-        d = np.hypot(*(tc[:, None] - tc[None]).transpose(2, 0, 1))
-        pitch = float(np.median(np.sort(d, axis=1)[:, 1]))
-    else:
-        pitch = 60.0
+    tc, pitch = truth_centres(truth, 60.0)
     pairs, used = [], set()
     for t in answer["tiles"]:
         dist = np.hypot(*(tc - np.array(t["center_px"])).T)
