@@ -163,6 +163,16 @@ def _cell_masks(c: int) -> dict[str, np.ndarray]:
     return {k: x.astype(np.float32) / max(1, x.sum()) for k, x in m.items()}
 
 
+def _cell_means(field: np.ndarray, n: int, parts: str) -> np.ndarray:
+    """Means ``(n, n, 3, len(parts))`` over the sampling masks ``parts`` (letters of
+    :func:`_cell_masks`) of every cell of ``field`` (float32 ``(n·CELL, n·CELL, 3)``, the
+    canonical view's field without its rim)."""
+    flat = field.reshape(n, CELL, n, CELL, 3).transpose(0, 2, 4, 1, 3).reshape(
+        n, n, 3, CELL * CELL)
+    masks = _cell_masks(CELL)
+    return flat @ np.stack([masks[k].ravel() for k in parts], axis=1)
+
+
 def read_canonical(canon: np.ndarray, n: int):
     """Mean linear-RGB colours from a canonical view.
 
@@ -172,11 +182,7 @@ def read_canonical(canon: np.ndarray, n: int):
     """
     M = MARGIN_CELLS * CELL
     lin = cv2.LUT(canon, _LINEAR_LUT[None])[..., ::-1]  # RGB order
-    field = lin[M:M + n * CELL, M:M + n * CELL].reshape(n, CELL, n, CELL, 3)
-    masks = _cell_masks(CELL)
-    flat = field.transpose(0, 2, 4, 1, 3).reshape(n, n, 3, CELL * CELL)
-    weights = np.stack([masks[k].ravel() for k in "NESWC"], axis=1)  # (CELL², 5)
-    means = flat @ weights                                              # (n, n, 3, 5)
+    means = _cell_means(lin[M:M + n * CELL, M:M + n * CELL], n, "NESWC")  # (n, n, 3, 5)
     tri = means[..., :4].transpose(0, 1, 3, 2)
     centre = means[..., 4]
     # rim markings: a strip 0.12..0.55 cell outside the field, middle half of each cell
@@ -200,11 +206,7 @@ def clipped_fraction(canon: np.ndarray, n: int, level: int = CLIP_LEVEL) -> np.n
     (RGB order) of the canonical view ``canon`` (uint8 BGR): where the camera clipped."""
     M = MARGIN_CELLS * CELL
     hot = (canon[M:M + n * CELL, M:M + n * CELL, ::-1] >= level).astype(np.float32)
-    flat = hot.reshape(n, CELL, n, CELL, 3).transpose(0, 2, 4, 1, 3).reshape(
-        n, n, 3, CELL * CELL)
-    masks = _cell_masks(CELL)
-    weights = np.stack([masks[k].ravel() for k in "NESW"], axis=1)  # (CELL², 4)
-    return (flat @ weights).transpose(0, 1, 3, 2)
+    return _cell_means(hot, n, "NESW").transpose(0, 1, 3, 2)
 
 
 def _saturated_means(block: np.ndarray) -> np.ndarray:
