@@ -658,6 +658,11 @@ class PitSpots:
     rad: np.ndarray
     ring: np.ndarray
 
+    def take(self, sel: np.ndarray) -> PitSpots:
+        """The spots ``sel`` (indices or boolean mask), in that order."""
+        return PitSpots(self.pts[sel], self.score[sel], self.scale[sel], self.rad[sel],
+                        self.ring[sel])
+
 
 def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpots:
     """Pit-like spots of a reduced photo: a disk darker than a *uniform* ring around it.
@@ -954,9 +959,7 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     # the strongest LAT_PER_SCALE spots per radius: exactly pit_candidates(small)
     sel = np.concatenate([np.flatnonzero(pool.scale == si)[:LAT_PER_SCALE]
                           for si in range(len(LAT_RADII))])
-    spots = PitSpots(pool.pts[sel], pool.score[sel], pool.scale[sel], pool.rad[sel],
-                     pool.ring[sel])
-    return _lattice_proposals(lattice_fits(spots, keep), full)
+    return _lattice_proposals(lattice_fits(pool.take(sel), keep), full)
 
 
 TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
@@ -1017,9 +1020,7 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, n
             idx = np.flatnonzero((pool.scale == si) & (de > limit))
             keep_idx.append(idx[np.argsort(-pool.score[idx], kind="stable")][:LAT_PER_SCALE])
         sel = np.concatenate(keep_idx)
-        spots = PitSpots(pool.pts[sel], pool.score[sel], pool.scale[sel], pool.rad[sel],
-                         pool.ring[sel])
-        for n, hom in lattice_fits(spots, keep):
+        for n, hom in lattice_fits(pool.take(sel), keep):
             # the same lattice found at both limits is proposed once
             proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
             pitch = float(np.linalg.norm(proj[1] - proj[0]))
