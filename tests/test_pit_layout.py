@@ -126,6 +126,26 @@ def test_the_lattice_spots_are_the_first_of_the_table_pool():
         assert np.array_equal(getattr(pool, name)[sel], getattr(want, name))
 
 
+def test_lattice_fits_in_the_order_found_sort_to_the_lattice_answer():
+    """find_boards polishes the plain lattice's first fit before the others are refitted
+    when it matches all 12 pits: sorted by pits (stably), the fits in the order found
+    are lattice_fits' answer, so such a first fit leads lattice_homographies' list."""
+    for seed, table in ((4, "gingham"), (2, "stripes")):
+        pyr = pl.Pyramid(synthetic_board(seed, table=table))
+        full, found = pl._plain_lattice_found(pyr)
+        found = list(found)
+        assert found and found[0][0] == 12
+        small, _f, pool = pl._lattice_pool(pyr)
+        sel = np.concatenate([np.flatnonzero(pool.scale == si)[:pl.LAT_PER_SCALE]
+                              for si in range(len(pl.LAT_RADII))])
+        want = pl.lattice_fits(pool.take(sel))
+        got = sorted(found, key=lambda o: -o[0])
+        assert [n for n, _h in got] == [n for n, _h in want]
+        assert all(np.array_equal(a, b) for (_n, a), (_m, b) in zip(got, want, strict=True))
+        props = pl.lattice_homographies(pyr)
+        assert np.array_equal(props[0][1], pl._lattice_proposals(found[:1], full)[0][1])
+
+
 def _response_reference(lab, r_px, half_px):
     """cavity_response written channel by channel (Lab means as 3-channel images)."""
     ones = np.ones((1, 3), np.float32)

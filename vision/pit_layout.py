@@ -815,11 +815,18 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
     distinct ``(pits matched, homography pit mm → px)``, most pits first; the
     homography's orientation is arbitrary (see :func:`_orient`).
     """
+    return sorted(_lattice_fits_found(spots, keep, min_pits), key=lambda o: -o[0])
+
+
+def _lattice_fits_found(spots: PitSpots, keep: int, min_pits: int):
+    """:func:`lattice_fits` in the order they are found (a generator, so a caller content
+    with the first stops the refits there); sorted stably by pits matched, most first,
+    they are exactly :func:`lattice_fits`' answer."""
     pts = spots.pts
     compat = _compatible(spots)
     anchors, us, vs = _lattice_hypotheses(pts, spots.rad, compat)
     if len(anchors) == 0:
-        return []
+        return
     m = np.stack([us, vs], 2)  # (H, 2, 2), columns u and v
     det = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
     minv = np.stack([np.stack([m[:, 1, 1], -m[:, 0, 1]], 1),
@@ -889,10 +896,9 @@ def lattice_fits(spots: PitSpots, keep: int = 3,
         if any(_same_place(proj, o[1], pitch) for o in out):
             continue
         out.append(fit)
+        yield fit
         if len(out) >= keep:
             break
-    out.sort(key=lambda o: -o[0])
-    return out
 
 
 # lattice node (row, col) → pit centre (mm); row 0 = south's pits west→east
@@ -955,11 +961,18 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     Besides each lattice found, the same lattice shifted by one pit toward either end is
     proposed (a store full of seeds can pass for a pit): the cavity template decides.
     """
-    small, full, pool = _lattice_pool(pyr)
+    full, found = _plain_lattice_found(pyr, keep)
+    return _lattice_proposals(sorted(found, key=lambda o: -o[0]), full)
+
+
+def _plain_lattice_found(pyr: Pyramid, keep: int = 3):
+    """``(factor to full-image px, generator of lattice_fits in the order found)`` of the
+    plain pit lattice (:func:`lattice_homographies` before sorting and proposing)."""
+    _small, full, pool = _lattice_pool(pyr)
     # the strongest LAT_PER_SCALE spots per radius: exactly pit_candidates(small)
     sel = np.concatenate([np.flatnonzero(pool.scale == si)[:LAT_PER_SCALE]
                           for si in range(len(LAT_RADII))])
-    return _lattice_proposals(lattice_fits(pool.take(sel), keep), full)
+    return full, _lattice_fits_found(pool.take(sel), keep, 6)
 
 
 TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
@@ -1099,8 +1112,20 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
 
     # the lattice's best fit first (most photos end here); when it is not clear, its
     # other fits and the board body's, best unpolished contrast first; colour regions last
-    lattice = [(hom, n, n / 12.0) for n, hom in lattice_homographies(pyr)]
-    clear = bool(lattice) and add(*lattice[0])
+    full, found = _plain_lattice_found(pyr)
+    first = next(found, None)
+    tried_first = clear = False
+    if first is not None and first[0] == len(PITS_MM):
+        # no later lattice matches more pits, so this one leads lattice_homographies'
+        # (stably sorted) list: polished before the others are refitted at all
+        n, hom = _lattice_proposals([first], full)[0]
+        clear, tried_first = add(hom, n, n / 12.0), True
+    if not clear:
+        fits = sorted(([first] if first is not None else []) + list(found),
+                      key=lambda o: -o[0])
+        lattice = [(hom, n, n / 12.0) for n, hom in _lattice_proposals(fits, full)]
+        if not tried_first:
+            clear = bool(lattice) and add(*lattice[0])
     if not clear:
         clear = add_best_first(lattice[1:] + [(hom, 0, score)
                                               for _t, score, hom in _body_fits(pyr)])
