@@ -1,7 +1,8 @@
 """Colomino cell reading on the pixels: every misread cell of simulator photos with the
 colour evidence the reader had.
 
-Usage: ``python benchmarks/colomino_cells_pixels.py DIR [--limit N]``.
+Usage: ``python benchmarks/colomino_cells_pixels.py DIR [--limit N] [--cache CACHE_DIR]``
+(``--cache``: the fields found, as :mod:`colomino_cells_diag` stores them).
 
 Runs :func:`vision.colomino_recognition.recognize` once per photo (the field found once
 and reused), maps truth and answer into the canonical view of the field and prints one
@@ -23,6 +24,9 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from colomino_cells_diag import cached_locate  # noqa: E402
 
 from vision import colomino_recognition as cr  # noqa: E402
 from vision.colomino_field import CELL, MARGIN_CELLS  # noqa: E402
@@ -75,7 +79,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--cache", default="")
     args = ap.parse_args(argv)
+    real_locate = cr.locate_field
     files = sorted(f for f in Path(args.dir).glob("*.json") if f.with_suffix(".jpg").exists())
     if args.limit:
         files = files[:args.limit]
@@ -84,11 +90,15 @@ def main(argv=None) -> int:
     for f in files:
         truth = json.loads(f.read_text())
         image = cv2.imread(str(f.with_suffix(".jpg")))
+        if args.cache:
+            cr.locate_field = cached_locate(Path(args.cache) / Path(args.dir).name, f.stem)
         try:
             ans, (Hc, n, _, canon) = read_with_field(image)
         except NothingFound:
             print(f"{f.stem}: not found")
             continue
+        finally:
+            cr.locate_field = real_locate
         want = truth["state"]["rows"]
         if n != len(want):
             print(f"{f.stem}: size {n}")

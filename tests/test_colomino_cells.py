@@ -181,3 +181,48 @@ def test_clipped_yellows_between_yellow_and_green_stay_yellow():
     assert (plain[40:56] == 2).sum() >= 12       # without the clipping: read green
     got = cr.colour_posteriors(feats, init, clipped=clipped).argmax(axis=1)
     assert (got == truth).all()
+
+
+def test_glare_free_features_ignore_the_lamps_glare():
+    # a highlight adds the lamp's colour: after the print balance the same in every
+    # channel, so the channel differences (over the light) stay as they were
+    rng = np.random.default_rng(7)
+    n = 3
+    gain = np.array([1.8, 0.8, 0.4])
+    light = 0.7 + 0.3 * rng.random((n, n))
+    albedo = rng.random((n, n, 4, 3))
+    local = (PRINT / PRINT.mean() * light[..., None]) * gain
+    tri = albedo * light[..., None, None] * gain
+    glare = 0.5 * rng.random((n, n, 4, 1))
+    base = cr.glare_free_features(tri, gain, local)
+    lit = cr.glare_free_features(tri + glare * gain, gain, local)
+    assert np.allclose(base, lit)
+    # and they are the albedo's differences, whatever the light
+    want = np.stack([albedo[..., 0] - albedo[..., 1], albedo[..., 2] - albedo[..., 1]], -1)
+    assert np.allclose(base, want)
+
+
+def test_red_clipped_yellows_are_not_taken_for_green():
+    # (R − G, B − G) clusters of the four plastics; glare-washed yellows lost red (the
+    # camera clipped it), so their R − G reads as low as green's, and they are seeded
+    # green (as the Lab mixture reads them)
+    rng = np.random.default_rng(3)
+
+    def blob(centre, k):
+        return np.asarray(centre, float) + 0.03 * rng.standard_normal((k, 2))
+
+    feats = np.concatenate([blob((0.7, 0.0), 20), blob((0.3, -0.7), 20),
+                            blob((-0.4, -0.55), 12), blob((-0.4, -0.3), 20),
+                            blob((-0.1, 0.5), 20)])
+    truth = np.repeat([0, 1, 1, 2, 3], [20, 20, 12, 20, 20])
+    init = truth.copy()
+    init[40:46] = 2
+    red_clipped = np.zeros(len(feats), bool)
+    red_clipped[40:52] = True
+    got = cr.glare_free_posteriors(feats, init, red_clipped).argmax(axis=1)
+    assert (got == truth).all()
+    # taken at face value (not censored) their R − G says green
+    plain = cr.glare_free_posteriors(feats, init, np.zeros(len(feats), bool)).argmax(axis=1)
+    assert (plain[40:52] == 2).all()
+    # too few seeds of a colour: no mixture
+    assert cr.glare_free_posteriors(feats[:60], init[:60], red_clipped[:60]) is None

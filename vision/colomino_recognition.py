@@ -15,7 +15,12 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    Hues are labelled in CIE Lab after the board's global print balance, with centres
    re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab in
    which every colour also has its own chance of being clipped by the camera (a warm
-   lamp clips yellow and red plastic, rarely green or blue).
+   lamp clips yellow and red plastic, rarely green or blue). A triangle whose red the
+   camera clipped (a lamp's hot spot) is read from the channel differences R − G and
+   B − G after the print balance (:func:`glare_free_features`): a highlight adds the
+   lamp's colour, the same in every balanced channel, so they keep the plastic's colour;
+   the clipped R − G counts as a lower bound (:func:`glare_free_posteriors`), and the
+   Lab mixture's reading is a weak prior there (:data:`GLARE_LAB_POWER`).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -64,6 +69,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy.special import log_ndtr
 
 from engines.colomino import default_layout, diff_boards, parse_state, score_turn
 from engines.colomino.layout import Layout, layout_to_json
@@ -140,6 +146,14 @@ PRINT_PRIOR = 1.0
 #: other side of the edge, the rim marking or a printed field decide where they can.
 CLIPPED_WEIGHT = 0.25
 CLIP_LEVEL = 250
+#: Where red is clipped in at least half of a triangle's pixels (and green and blue in
+#: less than half), its colour is read from the glare-free channel differences
+#: (:func:`glare_free_features`, :func:`glare_free_posteriors`), with the Lab mixture's
+#: posterior as a weak prior (raised to this power: a glare-washed triangle's Lab colour
+#: is often confidently wrong, but where the differences are ambiguous it still decides).
+GLARE_LAB_POWER = 0.1
+#: Variance (squared feature units) added to every class in :func:`glare_free_posteriors`.
+GLARE_REG = 0.003
 
 
 # ----------------------------------------------------------------------------- read
@@ -484,6 +498,70 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
     return resp
 
 
+def glare_free_features(tri: np.ndarray, gain: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Colour features ``(n, n, 4, 2)`` of the triangles that a lamp's glare leaves alone.
+
+    A specular highlight adds the lamp's colour on top of the plastic's: after the print
+    balance (``tri / gain``, linear RGB) that is the same amount in every channel, so the
+    differences between channels keep only the plastic's colour times the light falling
+    on it. Returns ``(R − G, B − G)`` of the balanced triangle colours divided by the
+    local print's mean balanced level (``local``, :func:`print_field`: the light there).
+    ``tri (n, n, 4, 3)`` linear RGB, ``gain (3,)``, ``local (n, n, 3)`` linear RGB.
+    A channel clipped by the camera makes its difference too small (see
+    :func:`glare_free_posteriors`).
+    """
+    wb = tri / gain
+    level = np.maximum((local / gain).mean(axis=-1), 1e-4)[:, :, None]
+    return np.stack([wb[..., 0] - wb[..., 1], wb[..., 2] - wb[..., 1]], axis=-1) / level[
+        ..., None]
+
+
+def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.ndarray,
+                          iters: int = 1, reg: float = GLARE_REG,
+                          min_count: int = 5) -> np.ndarray | None:
+    """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian mixture
+    on this photo's :func:`glare_free_features` ``feats (N, 2)`` (``R − G``, ``B − G``),
+    seeded with the labels ``init (N,)``.
+
+    Where the camera clipped red (``red_clipped (N,)`` bool; a warm lamp's glare) the true
+    ``R − G`` is at least the value seen: such a triangle's likelihood is the class's
+    Gaussian in ``B − G`` times its chance of an ``R − G`` at or above the value seen
+    (censored), and it moves the class's ``R − G`` statistics a tenth as much. ``iters``
+    rounds of EM (1: the seeds' classes judge every triangle once; more let a class drift
+    onto printed fields counted as tiles). ``reg`` is added to every variance. None when a
+    colour has fewer than ``min_count`` seeds."""
+    K = len(COLOURS)
+    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
+        return None
+    resp = np.eye(K)[init].astype(np.float64)
+    full = ~red_clipped
+    x, y = feats[:, 0], feats[:, 1]
+    for _ in range(iters):
+        nk = resp.sum(axis=0) + 1e-6
+        # a clipped triangle's R − G is a lower bound: it counts a tenth, so a colour
+        # seen only clipped still has R − G statistics
+        rf = resp * np.where(full, 1.0, 0.1)[:, None]
+        nf = rf.sum(axis=0) + 1e-6
+        my = resp.T @ y / nk
+        vy = (resp * (y[:, None] - my) ** 2).sum(axis=0) / nk + reg
+        mx = rf.T @ x / nf
+        # R − G of the unclipped triangles, with its covariance with B − G
+        dx, dy = x[:, None] - mx, y[:, None] - my
+        vx = (rf * dx ** 2).sum(axis=0) / nf + reg
+        cxy = (rf * dx * dy).sum(axis=0) / nf
+        cxy = np.clip(cxy, -0.95 * np.sqrt(vx * vy), 0.95 * np.sqrt(vx * vy))
+        det = vx * vy - cxy ** 2
+        ll_full = (-0.5 * (vy * dx ** 2 - 2 * cxy * dx * dy + vx * dy ** 2) / det
+                   - 0.5 * np.log(det))
+        ll_cens = (-0.5 * dy ** 2 / vy - 0.5 * np.log(vy)
+                   + log_ndtr((mx - x[:, None]) / np.sqrt(vx)) + 0.5 * np.log(2 * np.pi))
+        ll = np.where(full[:, None], ll_full, ll_cens) + np.log(nk / len(feats))
+        ll -= ll.max(axis=1, keepdims=True)
+        resp = np.exp(ll)
+        resp /= resp.sum(axis=1, keepdims=True)
+    return resp
+
+
 def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
                  rim_dist: np.ndarray, rim_known: np.ndarray | None = None,
                  printed: np.ndarray | None = None,
@@ -637,9 +715,21 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # the plastic colours of this photo as four full-covariance clusters in Lab: glare
     # and shade stretch each colour's cluster its own way, which hue alone cannot follow
     on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
-    clip_frac = clipped_fraction(canon, n).max(axis=-1)
+    clip_rgb = clipped_fraction(canon, n)
+    clip_frac = clip_rgb.max(axis=-1)
     post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles],
                              clipped=clip_frac[on_tiles])
+    if post is not None:
+        # glare-washed triangles (red clipped; a lamp's hot spot): their colour from the
+        # channel differences the glare leaves alone, the classes seeded by the mixture
+        ct = clip_rgb[on_tiles]
+        feats = glare_free_features(tri, gain, local)[on_tiles]
+        post_g = glare_free_posteriors(feats, np.argmax(post, axis=1), ct[:, 0] >= 0.5)
+        washed = (ct[:, 0] >= 0.5) & (ct[:, 1:].max(axis=1) < 0.5)
+        if post_g is not None and washed.any():
+            post_g = post_g * np.maximum(post, 1e-12) ** GLARE_LAB_POWER
+            post_g /= post_g.sum(axis=1, keepdims=True)
+            post = np.where(washed[:, None], post_g, post)
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
