@@ -226,3 +226,28 @@ def test_red_clipped_yellows_are_not_taken_for_green():
     assert (plain[40:52] == 2).all()
     # too few seeds of a colour: no mixture
     assert cr.glare_free_posteriors(feats[:60], init[:60], red_clipped[:60]) is None
+
+
+def test_a_glare_washed_tile_is_a_tile_but_print_and_a_joker_are_not():
+    tri, centre, light = _board()
+    # a multi-colour tile beside (2, 4) under a lamp's highlight: the lamp's colour (the
+    # print's, here) added on top until it is hardly coloured against the print
+    washed, joker = (3, 4), (1, 3)
+    _put(tri, centre, light, washed, [PLASTIC[k] for k in "RYGB"])
+    tri[washed] += 4.0 * PRINT * light[washed]
+    _put(tri, centre, light, joker, np.full(3, 0.75) * 1.3)
+    centre[washed] = tri[washed].mean(axis=0)
+    gain = cr.white_balance(tri, centre)
+    local, _ = cr.print_field(tri, centre, gain)
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    thr = cr.tile_threshold(score)
+    is_tile = score > thr
+    assert not is_tile[washed] and score[washed] > cr.WASHED_SCORE * thr
+    got = cr.washed_tiles(tri, gain, local, score, thr, is_tile)
+    assert set(zip(*np.nonzero(got), strict=True)) == {washed}
+    # away from every tile (placed tiles touch) it is not taken
+    far = is_tile.copy()
+    far[2, 3:5] = False
+    assert not cr.washed_tiles(tri, gain, local, score, thr, far)[washed]

@@ -11,7 +11,10 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    of rim); every cell's four triangles, its centre and the rim markings are averaged.
    The print's colour is estimated cell by cell (:func:`print_field`: lamps light a
    board unevenly in brightness and colour); a cell is a tile when its two most
-   coloured triangles are saturated against that local print (split per photo, Otsu).
+   coloured triangles are saturated against that local print (split per photo, Otsu),
+   or when a lamp's highlight paled it (:func:`washed_tiles`: lighter than the print,
+   its triangles unlike each other in the colour the glare leaves alone); such a tile's
+   colours are judged by the photo's colour mixtures but not fitted into them.
    Hues are labelled in CIE Lab after the board's global print balance, with centres
    re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab in
    which every colour also has its own chance of being clipped by the camera (a warm
@@ -48,11 +51,14 @@ the green and blue channels (the glare is the lamp's colour), and most of the re
 colour errors are there, often on both sides of an edge at once, which the edge decoding
 cannot repair (the clipping chance is a colour prior: a clipped green or blue with weak
 evidence can be pulled to yellow or red); a glare-washed multi-colour tile is read as an
-empty cell (taking cells with unlike triangles as tiles was tried: their colours then
-come out wrong and spread along edges); a joker darker than the print, or as light and
-of nearly its tint, is read as an empty cell (so is one only a little lighter than the
-print and of nearly its tint: asking lighter cells for a tint cut false jokers on empty
-cells 10 -> 2 on dev seeds 4210/4211 hard, missed jokers stayed 10), and a lamp's hot
+empty cell unless :func:`washed_tiles` finds it (taking every cell with unlike
+triangles as a tile was tried: their colours came out wrong and spread along edges; the
+lighter-than-print and glare-free-score conditions keep false tiles out on dev seeds
+5200-5203, but about half of the washed tiles found still get a triangle wrong); a joker
+darker than the print, or as light and of nearly its tint, is read as an empty cell (so
+is one only a little lighter than the print and of nearly its tint: asking lighter cells
+for a tint cut false jokers on empty cells 10 -> 2 on dev seeds 4210/4211 hard, missed
+jokers stayed 10), and a lamp's hot
 spot on the print in an unevenly lit photo can still be read as a joker; a glare-washed
 one-colour tile can be read as a joker; a one-colour tile on a printed field of its
 colour is read as the print (its colour against the rim markings' ink does not tell: the
@@ -154,6 +160,13 @@ CLIP_LEVEL = 250
 GLARE_LAB_POWER = 0.1
 #: Variance (squared feature units) added to every class in :func:`glare_free_posteriors`.
 GLARE_REG = 0.003
+#: A plain-looking cell is a glare-washed tile (:func:`washed_tiles`) when its colour
+#: score against the print is at least this share of the photo's tile threshold ...
+WASHED_SCORE = 0.6
+#: ... and its triangles' glare-free colours differ by at least this much (over the
+#: print's level; plain print and jokers stay below 0.17 on dev photos, washed
+#: multi-colour tiles 0.2 to 0.47).
+WASHED_VARY = 0.2
 
 
 # ----------------------------------------------------------------------------- read
@@ -395,6 +408,43 @@ def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.nda
     return (length >= JOKER_TINT) & (z >= JOKER_TINT_Z)
 
 
+def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
+                 cell_score: np.ndarray, thr: float, is_tile: np.ndarray) -> np.ndarray:
+    """Glare-washed multi-colour tiles among the plain-looking cells: ``(n, n)`` bool.
+
+    A lamp's highlight on glossy plastic adds the lamp's colour and pales a tile until it
+    is hardly more coloured against the print (``cell_score``, split at ``thr``) than
+    plain print is; but its four triangles still differ from each other in the channel
+    differences the glare leaves alone (after the print balance the highlight is the same
+    in every channel). A cell not counted as a tile (``is_tile``) is a washed tile when
+    it is at least as light as the print around (the highlight), its score is at least
+    :data:`WASHED_SCORE` of the threshold, the same score taken on the glare-free
+    colours (channel spread of the triangle against the local print, over the print's
+    level) reaches the threshold itself, its triangles' glare-free colours span at least
+    :data:`WASHED_VARY` in some channel (print, a white joker and a one-colour tile are
+    alike all round), and it touches a tile or the field's edge.
+
+    ``tri (n, n, 4, 3)`` linear RGB, ``gain (3,)``, ``local (n, n, 3)`` the local print
+    (:func:`print_field`), ``cell_score (n, n)``.
+    """
+    lw = local / gain
+    level = np.maximum(lw.mean(axis=-1), 1e-4)[:, :, None]
+    d = tri / gain - lw[:, :, None, :]
+    q = (d - d.mean(axis=-1, keepdims=True)) / level[..., None]
+    vary = (q.max(axis=2) - q.min(axis=2)).max(axis=-1)
+    # colourfulness against the print without the glare: two most coloured triangles
+    free = np.sort(q.max(axis=-1) - q.min(axis=-1), axis=-1)[..., -2:].mean(axis=-1)
+    lighter = (tri / gain).mean(axis=(2, 3)) >= level[..., 0]
+    washed = (~is_tile & (cell_score > WASHED_SCORE * thr) & (vary >= WASHED_VARY)
+              & (free >= thr) & lighter)
+    n = tri.shape[0]
+    touch = cv2.dilate(is_tile.astype(np.uint8),
+                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
+    edge = np.zeros((n, n), bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    return washed & (touch | edge)
+
+
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
     """Split per-cell colourfulness ``score (...)`` (saturation against the local print,
     0..1) into plain cells and tiles: Otsu's threshold, kept within ``lo..hi``."""
@@ -462,7 +512,8 @@ def hue_distances(lab: np.ndarray, cent: np.ndarray) -> np.ndarray:
 
 def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
                       reg: float = 9.0, min_count: int = 5,
-                      clipped: np.ndarray | None = None) -> np.ndarray | None:
+                      clipped: np.ndarray | None = None,
+                      fit: np.ndarray | None = None) -> np.ndarray | None:
     """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian
     mixture (full covariances, EM) fitted to this photo's own triangles.
 
@@ -472,13 +523,17 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
     (a mixture needs every colour present). ``clipped (N,)`` (0..1, optional): the share
     of each triangle's pixels where the camera clipped a channel; each colour has its
     own chance of being clipped (a warm lamp clips yellow and red plastic far more often
-    than green or blue), fitted with the mixture (Bernoulli, one pseudo-count each way)."""
+    than green or blue), fitted with the mixture (Bernoulli, one pseudo-count each way).
+    ``fit (N,)`` bool (optional): the triangles the mixture is fitted to; the others only
+    get their posteriors (their ``init`` is not used)."""
     K = len(COLOURS)
-    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
+    fit = np.ones(len(feats), bool) if fit is None else fit
+    if fit.sum() < K * min_count or np.bincount(init[fit], minlength=K).min() < min_count:
         return None
     resp = np.eye(K)[init]
     eye = reg * np.eye(feats.shape[1])
     for _ in range(iters):
+        resp = resp * fit[:, None]
         nk = resp.sum(axis=0) + 1e-6
         mu = resp.T @ feats / nk[:, None]
         ds = [feats - mu[k] for k in range(K)]
@@ -488,7 +543,7 @@ def colour_posteriors(feats: np.ndarray, init: np.ndarray, iters: int = 15,
         ll = np.empty((len(feats), K))
         for k, d in enumerate(ds):
             ll[:, k] = (-0.5 * np.einsum("nd,de,ne->n", d, invs[k], d)
-                        - 0.5 * np.log(dets[k]) + np.log(nk[k] / len(feats)))
+                        - 0.5 * np.log(dets[k]) + np.log(nk[k] / fit.sum()))
         if clipped is not None:
             pk = np.clip((resp.T @ clipped + 1.0) / (nk + 2.0), 0.02, 0.98)
             ll += clipped[:, None] * np.log(pk) + (1.0 - clipped[:, None]) * np.log(1.0 - pk)
@@ -518,7 +573,8 @@ def glare_free_features(tri: np.ndarray, gain: np.ndarray, local: np.ndarray) ->
 
 def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.ndarray,
                           iters: int = 1, reg: float = GLARE_REG,
-                          min_count: int = 5) -> np.ndarray | None:
+                          min_count: int = 5,
+                          fit: np.ndarray | None = None) -> np.ndarray | None:
     """Posterior class probabilities ``(N, 4)`` of tile triangles from a Gaussian mixture
     on this photo's :func:`glare_free_features` ``feats (N, 2)`` (``R − G``, ``B − G``),
     seeded with the labels ``init (N,)``.
@@ -529,14 +585,16 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
     (censored), and it moves the class's ``R − G`` statistics a tenth as much. ``iters``
     rounds of EM (1: the seeds' classes judge every triangle once; more let a class drift
     onto printed fields counted as tiles). ``reg`` is added to every variance. None when a
-    colour has fewer than ``min_count`` seeds."""
+    colour has fewer than ``min_count`` seeds. ``fit`` as in :func:`colour_posteriors`."""
     K = len(COLOURS)
-    if len(feats) < K * min_count or np.bincount(init, minlength=K).min() < min_count:
+    fit = np.ones(len(feats), bool) if fit is None else fit
+    if fit.sum() < K * min_count or np.bincount(init[fit], minlength=K).min() < min_count:
         return None
     resp = np.eye(K)[init].astype(np.float64)
     full = ~red_clipped
     x, y = feats[:, 0], feats[:, 1]
     for _ in range(iters):
+        resp = resp * fit[:, None]
         nk = resp.sum(axis=0) + 1e-6
         # a clipped triangle's R − G is a lower bound: it counts a tenth, so a colour
         # seen only clipped still has R − G statistics
@@ -555,7 +613,7 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
                    - 0.5 * np.log(det))
         ll_cens = (-0.5 * dy ** 2 / vy - 0.5 * np.log(vy)
                    + log_ndtr((mx - x[:, None]) / np.sqrt(vx)) + 0.5 * np.log(2 * np.pi))
-        ll = np.where(full[:, None], ll_full, ll_cens) + np.log(nk / len(feats))
+        ll = np.where(full[:, None], ll_full, ll_cens) + np.log(nk / fit.sum())
         ll -= ll.max(axis=1, keepdims=True)
         resp = np.exp(ll)
         resp /= resp.sum(axis=1, keepdims=True)
@@ -696,13 +754,18 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     jokers = find_jokers(tri_n, centre, loo, is_tile)
     for _, r, c in jokers:
         is_tile[r, c] = False
+    # glare-washed multi-colour tiles (a joker found stays a joker)
+    washed = washed_tiles(tri, gain, local, cell_score, thr, is_tile)
+    for _, r, c in jokers:
+        washed[r, c] = False
+    is_tile |= washed
     # hues after the board's global print balance (a tinted print would bend the hues
     # if every cell were balanced on its own)
     tri_lab = linear_to_lab(tri / gain)
     rim_lab = linear_to_lab(rim_lin / gain)
     chroma = np.hypot(tri_lab[..., 1], tri_lab[..., 2])
     rim_chroma = np.hypot(rim_lab[..., 1], rim_lab[..., 2])
-    coloured = is_tile[..., None] & (sat > 0.3)
+    coloured = (is_tile & ~washed)[..., None] & (sat > 0.3)
     ab = np.concatenate([tri_lab[coloured][:, 1:], rim_lab.reshape(-1, 3)[:, 1:]])
     wts = np.concatenate([chroma[coloured], rim_chroma.ravel()])
     cent = _hue_centres(ab, wts)
@@ -717,19 +780,22 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
     clip_rgb = clipped_fraction(canon, n)
     clip_frac = clip_rgb.max(axis=-1)
+    # a washed tile's paled colours are judged by the mixture, not fitted into it
+    fit = ~np.broadcast_to(washed[..., None], labels.shape)[on_tiles]
     post = colour_posteriors(tri_lab[on_tiles] * GMM_WEIGHTS, labels[on_tiles],
-                             clipped=clip_frac[on_tiles])
+                             clipped=clip_frac[on_tiles], fit=fit)
     if post is not None:
         # glare-washed triangles (red clipped; a lamp's hot spot): their colour from the
         # channel differences the glare leaves alone, the classes seeded by the mixture
         ct = clip_rgb[on_tiles]
         feats = glare_free_features(tri, gain, local)[on_tiles]
-        post_g = glare_free_posteriors(feats, np.argmax(post, axis=1), ct[:, 0] >= 0.5)
-        washed = (ct[:, 0] >= 0.5) & (ct[:, 1:].max(axis=1) < 0.5)
-        if post_g is not None and washed.any():
+        post_g = glare_free_posteriors(feats, np.argmax(post, axis=1), ct[:, 0] >= 0.5,
+                                       fit=fit)
+        glared = ((ct[:, 0] >= 0.5) & (ct[:, 1:].max(axis=1) < 0.5)) | ~fit
+        if post_g is not None and glared.any():
             post_g = post_g * np.maximum(post, 1e-12) ** GLARE_LAB_POWER
             post_g /= post_g.sum(axis=1, keepdims=True)
-            post = np.where(washed[:, None], post_g, post)
+            post = np.where(glared[:, None], post_g, post)
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
