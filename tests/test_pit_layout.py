@@ -3,6 +3,8 @@ and the finder on simulator photos of busy tables."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -144,6 +146,42 @@ def test_lattice_fits_in_the_order_found_sort_to_the_lattice_answer():
         assert all(np.array_equal(a, b) for (_n, a), (_m, b) in zip(got, want, strict=True))
         props = pl.lattice_homographies(pyr)
         assert np.array_equal(props[0][1], pl._lattice_proposals(found[:1], full)[0][1])
+
+
+def test_the_polish_split_after_its_first_round_is_the_whole_polish():
+    """find_boards screens later candidates after the polish's first (coarse) round and
+    polishes on from that round's fit: exactly polish_fit's two rounds."""
+    img = synthetic_board(3, table="gingham")
+    for move in ((14.0, -9.0, 0.0), (-12.0, 6.0, 3.0), (20.0, 12.0, -2.0)):
+        start = _shifted(*move)
+        want, n_want = pl.polish_fit(img, start)
+        mid, n_mid = pl._polish_rounds(img, start, 2, False, 1)
+        assert n_mid > 0
+        got, n_got = pl.polish_fit(img, mid, rounds=1)
+        assert n_got == n_want and np.array_equal(got, want)
+
+
+def test_hopeless_candidates_are_not_polished_on(monkeypatch):
+    """On a photo without a board, candidates whose first polish round stays below
+    POLISH_SCREEN are dropped there: fewer full polishes, still no board."""
+    img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
+                         / "colomino_normal_112.jpg"))
+    assert img is not None
+    calls = []
+    polish = pl.polish_fit
+
+    def counted(*a, **k):
+        calls.append(k.get("rounds", 2))
+        return polish(*a, **k)
+
+    monkeypatch.setattr(pl, "polish_fit", counted)
+    screened = pl.find_boards(img)
+    n_screened = len(calls)
+    calls.clear()
+    monkeypatch.setattr(pl, "POLISH_SCREEN", 0.0)
+    every = pl.find_boards(img)
+    assert n_screened < len(calls) / 2
+    assert all(f.contrast < 0.8 for f in screened + every)
 
 
 def _response_reference(lab, r_px, half_px):

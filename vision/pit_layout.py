@@ -424,6 +424,8 @@ POLISH_MORE = 4  # further polish rounds of a candidate that is not clear (polis
 POLISH_GAIN = 0.02  # ... while its cavity contrast rises by at least this much
 POLISH_MORE_PITS = 9  # ... when its first polish located at least this many pits
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
+POLISH_SCREEN = 0.6  # a later candidate is polished on only when the polish's first round
+                     # brings its cavity contrast this high (0: every candidate polished)
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
 RESPONSE_RMS = True  # cavity_response: RMS distance of the inner part (a pile of light and
                      # dark seeds can average to the wood's colour; measured dev 3300)
@@ -539,18 +541,27 @@ def polish_fit(image, hom: np.ndarray, rounds: int = 2,
     :data:`POLISH_LOCATED` pitches of it)``; the input and 0 when fewer than six pits
     agree. Remembered per :class:`Pyramid`, homography and arguments.
     """
+    return _polish_rounds(image, hom, rounds, exact, rounds)
+
+
+def _polish_rounds(image, hom: np.ndarray, rounds: int, exact: bool,
+                   upto: int) -> tuple[np.ndarray, int]:
+    """The first ``upto`` rounds of ``polish_fit(image, hom, rounds, exact)`` (its answer
+    when ``upto == rounds``): ``polish_fit(*_polish_rounds(image, hom, 2, False, 1)[:1],
+    rounds=1)`` is ``polish_fit(image, hom)`` (unless the first round gave up)."""
     if isinstance(image, Pyramid):
-        key = ("polish", np.asarray(hom, np.float64).tobytes(), rounds, exact)
+        key = ("polish", np.asarray(hom, np.float64).tobytes(), rounds, exact, upto)
         if key not in image.memo:
-            image.memo[key] = _polish_fit(image, hom, rounds, exact)
+            image.memo[key] = _polish_fit(image, hom, rounds, exact, upto)
         out, located = image.memo[key]
         return out.copy(), located
-    return _polish_fit(image, hom, rounds, exact)
+    return _polish_fit(image, hom, rounds, exact, upto)
 
 
-def _polish_fit(image, hom: np.ndarray, rounds: int, exact: bool) -> tuple[np.ndarray, int]:
+def _polish_fit(image, hom: np.ndarray, rounds: int, exact: bool,
+                upto: int) -> tuple[np.ndarray, int]:
     located = 0
-    for round_ in range(rounds):
+    for round_ in range(upto):
         # all but the last round in a coarser view (half the pixels)
         ppm = POLISH_PX_PER_MM * (1.0 if round_ == rounds - 1 else POLISH_COARSE)
         win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
@@ -1085,8 +1096,25 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     ranked = []  # (contrast, homography, pits located, shape score)
 
     def add(hom0: np.ndarray, n: int, score: float, contrast0: float | None = None) -> bool:
-        """Polish and rank one candidate; True when it is a clear board."""
-        hom, found = polish_fit(pyr, hom0)
+        """Polish and rank one candidate; True when it is a clear board. A candidate
+        whose unpolished contrast is given (:func:`add_best_first`) is dropped after the
+        polish's first, coarse round when that round's fit stays below
+        :data:`POLISH_SCREEN`."""
+        if contrast0 is not None and POLISH_SCREEN > 0:
+            mid, n_mid = _polish_rounds(pyr, hom0, 2, False, 1)
+            c_mid = cavity_contrast(pyr, mid) if n_mid else contrast0
+            if n_mid == 0:  # the polish gives up in its first round: as polish_fit does
+                hom, found = hom0, 0
+            elif c_mid < POLISH_SCREEN:
+                if c_mid < contrast0 - POLISH_SLACK:
+                    mid, n_mid, c_mid = hom0, n, contrast0
+                ranked.append((c_mid, mid, n_mid, score))
+                return False
+            else:
+                # the polish's last round from the first's fit: exactly polish_fit(pyr, hom0)
+                hom, found = polish_fit(pyr, mid, rounds=1)
+        else:
+            hom, found = polish_fit(pyr, hom0)
         contrast = cavity_contrast(pyr, hom)
         if found >= POLISH_MORE_PITS and not (contrast >= CONTRAST_SURE and found >= SURE_PITS):
             hom, found, contrast = polish_further(pyr, hom, found, contrast)
