@@ -169,3 +169,23 @@ def test_blank_and_patterned_tables_have_no_field():
         with pytest.raises(NothingFound):
             cf.locate_field(image)
 
+
+
+# ----------------------------------------------------------------------- line maps
+
+
+def test_ridge_maps_of_any_number_type_and_shared_maps_agree():
+    """The uint8 path (saturating subtraction) equals the float path on the same grey
+    levels, and the refinement reading maps handed in equals reading them itself (its
+    band sums are exact in any order)."""
+    rng = np.random.default_rng(5)
+    g = rng.integers(0, 256, (120, 120)).astype(np.uint8)
+    for a, b in zip(sg.ridge_maps(g), sg.ridge_maps(g.astype(np.float32)), strict=True):
+        assert a.dtype == np.float32 and np.array_equal(a, b)
+    view = np.full((260, 260), 200, np.uint8)
+    for k in range(10):  # a 9×9 grid of dark lines, pitch 24, shifted by 3 px
+        view[:, 27 + 24 * k] = view[27 + 24 * k, :] = 60
+    H1 = sg.refine_grid(view, 9, 24, 24, search=0.45)
+    H2 = sg.refine_grid(view, 9, 24, 24, search=0.45, maps=sg.ridge_maps(view))
+    assert H1 is not None and np.array_equal(H1, H2)
+    assert np.allclose(cv2.perspectiveTransform(np.array([[[27.0, 27.0]]]), H1), 24, atol=0.5)

@@ -49,6 +49,7 @@ from vision.square_grid import (
     quad_candidates,
     refine_grid,
     ridge_integrals,
+    ridge_maps,
     square_homography,
 )
 
@@ -632,21 +633,27 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     # refinement only where the printed lines agree better with it (blurred photos may
     # show no lines at all)
     ideal = M + np.arange(n + 1) * CELL
+
+    def lines_of(gray: np.ndarray):
+        """The view's ridge maps (read by the refinement) and its line score."""
+        maps = ridge_maps(gray)
+        return maps, grid_line_score(gray, ideal, ideal, ridges=line_ridges(gray, maps))
+
     gray = gray_view(Hc, size)
-    before = grid_line_score(gray, ideal, ideal)
+    maps, before = lines_of(gray)
     last = None  # (view, search) of the last refinement not kept: it would repeat
     for search in (0.45, 0.45, 0.2):
         if last is not None and last[0] is gray and last[1] == search:
             continue
         last = (gray, search)
-        Hr = refine_grid(gray, n, CELL, M, search=search)
+        Hr = refine_grid(gray, n, CELL, M, search=search, maps=maps)
         if Hr is None or not np.all(np.isfinite(Hr)):
             continue
         Hc2 = Hr @ Hc
         gray2 = gray_view(Hc2, size)
-        after = grid_line_score(gray2, ideal, ideal)
+        maps2, after = lines_of(gray2)
         if after > before + 0.02:
-            Hc, gray, before = Hc2, gray2, after
+            Hc, gray, maps, before = Hc2, gray2, maps2, after
     canon = None
     # the grid shifted by a cell, or the other board size around (or inside) it
     to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
@@ -657,8 +664,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         size = n * CELL + 2 * M
         ideal = M + np.arange(n + 1) * CELL
         gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
-        before = grid_line_score(gray, ideal, ideal)
-        Hr = refine_grid(gray, n, CELL, M, search=0.2)
+        maps, before = lines_of(gray)
+        Hr = refine_grid(gray, n, CELL, M, search=0.2, maps=maps)
         if Hr is not None and np.all(np.isfinite(Hr)):
             Hc2 = Hr @ Hc
             if grid_line_score(gray_view(Hc2, size), ideal, ideal) > before + 0.02:

@@ -125,9 +125,30 @@ class GridFit:
 
 
 def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Thin-dark-line responses of a grey view ``(H, W)``: how much darker each pixel is
-    than both neighbours 2 px left/right (first map) and up/down (second map), clipped
-    to 0..30 grey levels (float32). Step edges (rim markings, tile borders) give none."""
+    """Thin-dark-line responses of a grey view ``(H, W)`` uint8: how much darker each pixel
+    is than both neighbours 2 px left/right (first map) and up/down (second map), clipped
+    to 0..30 grey levels (float32). Step edges (rim markings, tile borders) give none.
+    The view wraps around at its border (the neighbours of the first columns are the
+    last ones)."""
+    g = np.asarray(gray)
+    if g.dtype != np.uint8:  # any other type: the same in float32
+        return _ridge_maps_float(g)
+    # min(g[i - 2], g[i + 2]) - g[i] in uint8: saturating at 0 is the clip below 0
+    mx = np.empty_like(g)
+    np.minimum(g[:, :-4], g[:, 4:], out=mx[:, 2:-2])
+    np.minimum(g[:, -4:-2], g[:, :2], out=mx[:, -2:])
+    np.minimum(g[:, -2:], g[:, 2:4], out=mx[:, :2])
+    my = np.empty_like(g)
+    np.minimum(g[:-4], g[4:], out=my[2:-2])
+    np.minimum(g[-4:-2], g[:2], out=my[-2:])
+    np.minimum(g[-2:], g[2:4], out=my[:2])
+    rx = np.minimum(cv2.subtract(mx, g), 30).astype(np.float32)
+    ry = np.minimum(cv2.subtract(my, g), 30).astype(np.float32)
+    return rx, ry
+
+
+def _ridge_maps_float(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ridge_maps` of a view of any number type, in float32."""
     g = gray.astype(np.float32)
 
     def darker(axis: int) -> np.ndarray:
@@ -141,8 +162,7 @@ def ridge_maps(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         np.clip(m, 0, 30, out=m)
         return m if axis == 1 else np.ascontiguousarray(m.T)
 
-    rx, ry = darker(1), darker(0)
-    return rx, ry
+    return darker(1), darker(0)
 
 
 @lru_cache(maxsize=32)
@@ -189,16 +209,17 @@ def _top_line_runs(prof: np.ndarray, n: int, pmin: float, pmax: float, k: int = 
     return out
 
 
-def line_ridges(gray: np.ndarray):
+def line_ridges(gray: np.ndarray, maps=None):
     """Everything :func:`fit_grid` and :func:`grid_line_score` read from a grey view
     ``(S, S)``: ``(rx, ry, cx, cy)`` — the :func:`ridge_maps` smoothed (Gaussian, σ 1 px,
     float32) and their :func:`ridge_integrals`. Pass it as ``ridges`` to score one view
-    several ways without recomputing it."""
-    return _cumulative_ridges(gray)
+    several ways without recomputing it. ``maps``: the view's :func:`ridge_maps`, if
+    already at hand."""
+    return _cumulative_ridges(gray, maps)
 
 
-def _cumulative_ridges(gray: np.ndarray):
-    rx, ry = ridge_maps(gray)
+def _cumulative_ridges(gray: np.ndarray, maps=None):
+    rx, ry = ridge_maps(gray) if maps is None else maps
     rx = cv2.GaussianBlur(rx, (0, 0), 1.0)
     ry = cv2.GaussianBlur(ry, (0, 0), 1.0)
     return rx, ry, *_cumulative(rx, ry)
@@ -315,7 +336,7 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5,
 
 
 def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
-                search: float = 0.2) -> np.ndarray | None:
+                search: float = 0.2, maps=None) -> np.ndarray | None:
     """Measure every grid intersection near its expected place in a rectified view.
 
     ``gray (S, S)`` shows the field ``[margin, margin + n·cell]²``. For every vertical
@@ -323,18 +344,21 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     strongest thin-dark-line response (:func:`ridge_maps`) within ``±search·cell`` is
     taken (likewise for horizontal lines); their crossings become point pairs. Returns
     the ``(3, 3)`` homography (rectified view → ideal view) fitted by RANSAC, or None
-    when fewer than 12 crossings were seen clearly.
+    when fewer than 12 crossings were seen clearly. ``maps``: the view's
+    :func:`ridge_maps`, if already at hand.
     """
-    rx, ry = ridge_maps(gray)
+    rx, ry = ridge_maps(gray) if maps is None else maps
     S = gray.shape[0]
     r = max(2, int(round(search * cell)))
     offs = np.arange(-r, r + 1)
     ideal = margin + np.arange(n + 1) * cell
     lo = np.clip(np.rint(ideal - cell / 2).astype(int), 0, S)
     hi = np.clip(np.rint(ideal + cell / 2).astype(int), 0, S)
-    cgx, cgy = _cumulative(rx, ry)
-    band_x = cgx[hi] - cgx[lo]            # (bands l, S): column profile around row line l
-    band_y = (cgy[:, hi] - cgy[:, lo]).T  # (bands k, S): row profile around column line k
+    # (bands l, S): column profile around row line l; (bands k, S): row profile around
+    # column line k. A uint8 view's maps hold whole grey levels (float32, sums far below
+    # 2**24), so every order of summing gives the same, exact band sums.
+    band_x = np.stack([rx[a:b].sum(axis=0) for a, b in zip(lo, hi, strict=True)])
+    band_y = np.stack([ry[:, a:b].sum(axis=1) for a, b in zip(lo, hi, strict=True)])
     idx = np.clip(np.rint(ideal[:, None] + offs[None, :]).astype(int), 0, S - 1)  # (lines, w)
     vx = band_x[:, idx]                   # (band l, line k, w)
     vy = band_y[:, idx]                   # (band k, line l, w)
