@@ -179,11 +179,18 @@ wrongly classified cells from 38 to 30 (photos with any: 20 to 15 of 37)."""
 
 
 def _neighbour_table(cells: np.ndarray) -> np.ndarray:
-    """``(N, 6)`` int: the index in ``cells (N, 2)`` (axial) of each cell's neighbour in
-    direction k of :data:`AXIAL_DIRECTIONS`, or -1 where that neighbour is not a cell."""
-    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
-    return np.array([[index.get((int(q) + dq, int(r) + dr), -1) for dq, dr in AXIAL_DIRECTIONS]
-                     for q, r in cells], np.int64).reshape(-1, 6)
+    """``(N, 6)`` int: the index in ``cells (N, 2)`` (axial, distinct) of each cell's
+    neighbour in direction k of :data:`AXIAL_DIRECTIONS`, or -1 where that neighbour is
+    not a cell (looked up in a dense index grid with a one-cell margin)."""
+    qr = np.asarray(cells, np.int64).reshape(-1, 2)
+    if len(qr) == 0:
+        return np.zeros((0, 6), np.int64)
+    at = qr - qr.min(axis=0) + 1
+    grid = np.full(tuple(at.max(axis=0) + 2), -1, np.int64)
+    grid[at[:, 0], at[:, 1]] = np.arange(len(qr))
+    dirs = np.asarray(AXIAL_DIRECTIONS, np.int64)
+    nb = at[:, None, :] + dirs[None]
+    return grid[nb[..., 0], nb[..., 1]]
 
 
 def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
@@ -232,16 +239,14 @@ def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.nda
     post = np.exp(seg_ll)
     table = _neighbour_table(cells)
     ev = np.zeros(len(cells))
-    for i in range(len(cells)):
-        for e in range(6):
-            j = table[i, e]
-            if j < 0 or not occupied[j]:
-                continue
-            m = float(post[i, e] @ post[j, (e + 3) % 6])
-            v = math.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
-            if v > 0 and unlike_table is not None:
-                v *= float(unlike_table[i])
-            ev[i] += v
+    for e in range(6):  # edge by edge, every cell at once
+        j = table[:, e]
+        on = (j >= 0) & np.asarray(occupied, bool)[np.maximum(j, 0)]
+        m = (post[on, e] * post[j[on], (e + 3) % 6]).sum(axis=1)
+        v = np.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
+        if unlike_table is not None:
+            v = np.where(v > 0, v * np.asarray(unlike_table, float)[on], v)
+        ev[on] += v
     return ev
 
 
@@ -339,13 +344,11 @@ def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     # soft neighbour-matching prior (a laid figure usually matches; never forced)
     table = _neighbour_table(cells)
     marg = np.exp(seg_ll)  # (N, 6, 6) segment colour posteriors
-    for i in range(n):
-        for e in range(6):
-            j = table[i, e]
-            if j < 0:
-                continue
-            other = marg[j, (e + 3) % 6]  # colour posterior of the facing segment
-            rot_ll[i] += prior_bonus * np.log(0.5 * other[ROT_SEGS[:, e]] + 0.5 / 6 + 1e-9)
+    for e in range(6):  # edge by edge, every cell at once
+        j = table[:, e]
+        on = j >= 0
+        other = marg[j[on], (e + 3) % 6]  # (n_on, 6) colour posterior of the facing segment
+        rot_ll[on] += prior_bonus * np.log(0.5 * other[:, ROT_SEGS[:, e]] + 0.5 / 6 + 1e-9)
     # best rotation per identity, then a global assignment of identities to cells
     per_id = rot_ll.reshape(n, 36, 6)
     best_pos = per_id.argmax(axis=2)
@@ -418,13 +421,14 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     refs = calibration.paints_linear() if calibration is not None else (
         colour.nominal_paints_linear())
     exposure = _exposure_hint(small, refs)  # the same for every lattice candidate
+    memo: dict = {}  # cell measurements per lattice, for the lattice read again at the end
     best = None
     readings = []
     results = []
     for lattice in found:
         try:
             answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
-                                                   calibration, exposure)
+                                                   calibration, exposure, memo=memo)
         except NothingFound:
             continue
         readings.append((answer["notation"], quality))
@@ -445,7 +449,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     for cand in contenders:
         for _ in range(TILE_REFIT_ROUNDS):
             refit = _refit_on_tiles(image, small, scale, lab_det, tdist, cand, calibration,
-                                    exposure)
+                                    exposure, memo)
             if refit is cand:
                 break
             cand = refit
@@ -454,7 +458,8 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     answer, seg_rgb, quality, lattice = final
     # the chosen lattice read once more, without the cells the figure's edges reject
     answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
-                                           calibration, exposure, drop_clashing=True)
+                                           calibration, exposure, drop_clashing=True,
+                                           memo=memo)
     runner_up = max((q for n, q in readings if n != answer["notation"]), default=-5.0)
     _calibrate_confidences(answer, quality, runner_up, _reading_clashes(answer))
     if max(t["confidence"] for t in answer["tiles"]) < MIN_TILE_CONFIDENCE:
@@ -472,7 +477,8 @@ each round re-reads the tiles and is kept only when the reading explains more, s
 cells far from the seed, which a refit moves onto their tiles, are read in the next."""
 
 
-def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, exposure=None):
+def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, exposure=None,
+                    memo=None):
     """One more homography refit on the occupied cells only (the whole figure, where the
     regrowth from the seed used cells near the paint), then a re-read; the better of
     the two readings ``(answer, colours, quality, lattice)`` is returned."""
@@ -493,7 +499,7 @@ def _refit_on_tiles(image, small, scale, lab_det, tdist, best, calibration, expo
         return best
     try:
         again = _read_tiles(image, small, scale, lab_det, tdist, (Hn, edges, ridges, pitch),
-                            calibration, exposure)
+                            calibration, exposure, memo=memo)
     except NothingFound:
         return best
     return (*again, (Hn, edges, ridges, pitch)) if again[2] > quality else best
@@ -659,14 +665,42 @@ def _drop_clashing_tiles(cells: np.ndarray, seg_ll: np.ndarray, own: np.ndarray,
     return idx[keep], choice, conf
 
 
+def _measure_cells(image, H, H_det, cells, paint, edges, ridges, tdist) -> dict:
+    """Measurements of the lattice cells ``cells (N, 2)`` (axial), each on its own.
+
+    ``H`` maps lattice world coordinates to full-resolution pixels of ``image``,
+    ``H_det`` to the detection resolution of ``paint`` (bool), ``edges``, ``ridges`` and
+    ``tdist`` (:func:`_table_distance`). Returns a dict of per-cell arrays: ``paint_frac
+    (N,)``, ``outline``/``ridge (N,)`` outline contrast, ``med (N, 6, 3)`` segment
+    median linear RGB, ``spread (N, 6)``, ``inside (N,)`` bool and ``seg_table (N, 6)``
+    median table distance per segment (clipped at 60). A cell's values do not depend
+    on the other cells, so a grown candidate set is measured only where it grew.
+    """
+    world = hexlattice.axial_to_world(cells)
+    pts = hexlattice.apply_homography(H_det,
+                                      world[:, None] + hexlattice.interior_offsets()[None])
+    paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
+    outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
+    ridge = hexlattice.outline_score(ridges, H_det, world, np.zeros((1, 2)))[:, 0]
+    med, spread, inside = _sample_segments(image, H, cells)
+    seg_pts = hexlattice.apply_homography(
+        H_det, world[:, None, None] + hexlattice.segment_sample_offsets()[None])
+    seg_table = np.median(np.minimum(hexlattice.sample_bilinear(tdist, seg_pts), 60.0),
+                          axis=2)
+    return {"paint_frac": paint_frac, "outline": outline, "ridge": ridge, "med": med,
+            "spread": spread, "inside": inside, "seg_table": seg_table}
+
+
 def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, exposure=None,
-                drop_clashing=False):
+                drop_clashing=False, memo=None):
     """Read the tiles on one fitted lattice: ``(answer, segment colours, quality)``.
 
     ``exposure``: :func:`_exposure_hint` of the photo (computed when None).
     ``drop_clashing``: drop the occupied cells whose decoded tiles clash with the figure
     (:func:`_drop_clashing_tiles`); the final reading only, the lattice candidates and
     the refits are compared without it.
+    ``memo``: a dict kept over the readings of one photo; a lattice (the same ``H_det``
+    object) read again reuses its cell measurements and paint classification.
     Quality is the expected number of right tiles minus the expected wrong ones
     (sum of ``2 p - 1`` over tiles); a misplaced lattice straddles paint boundaries and
     scores low.
@@ -675,36 +709,43 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
     paint = tdist > PAINT_DISTANCE
     S = np.diag([1 / scale, 1 / scale, 1.0])
     H = S @ H_det
-    cand = caribo_lattice.cells_on_mask(H_det, paint, pitch, extra=2, min_frac=0.5)
-    if len(cand) == 0:
-        raise NothingFound("no CARIBO tiles found")
+    # a lattice read before (the chosen one, read again for the final checks) keeps its
+    # cells' measurements and its paint classification
+    entry = memo.get(id(H_det)) if memo is not None else None
+    if entry is None or entry["H"] is not H_det:
+        cand = caribo_lattice.cells_on_mask(H_det, paint, pitch, extra=2, min_frac=0.5)
+        if len(cand) == 0:
+            raise NothingFound("no CARIBO tiles found")
+        entry = {"H": H_det, "cand": cand, "classified": None,
+                 "m": _measure_cells(image, H, H_det, cand, paint, edges, ridges, tdist)}
+        if memo is not None:
+            memo[id(H_det)] = entry
+    cand, m = entry["cand"], entry["m"]
     refs = calibration.paints_linear() if calibration is not None else (
         colour.nominal_paints_linear())
     # the final reading grows the candidates around the occupied cells: tiles painted
     # like the table lie beyond the rings around the paint (a figure's black and white
     # arm on a black-and-white cloth)
     for grown in range(GROW_ROUNDS + 1):
-        world = hexlattice.axial_to_world(cand)
-        pts = hexlattice.apply_homography(H_det,
-                                          world[:, None] + hexlattice.interior_offsets()[None])
-        paint_frac = hexlattice.sample_bilinear(paint.astype(np.float32), pts).mean(axis=1)
-        outline = hexlattice.outline_score(edges, H_det, world, np.zeros((1, 2)))[:, 0]
-        ridge = hexlattice.outline_score(ridges, H_det, world, np.zeros((1, 2)))[:, 0]
-        med, spread, inside = _sample_segments(image, H, cand)
+        paint_frac, outline, ridge = m["paint_frac"], m["outline"], m["ridge"]
+        med, spread, inside, seg_table = m["med"], m["spread"], m["inside"], m["seg_table"]
         core = (paint_frac >= 0.6) & inside
         if not core.any():
             core = inside.copy()
-        _, gain, centres = colour.classify_paints(
-            med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
-            exposure_hint=_exposure_hint(small, refs) if exposure is None else exposure)
+        # the light and the paint clusters depend only on the core cells' colours
+        key = cand[core].tobytes()
+        if entry["classified"] is not None and entry["classified"][0] == key:
+            gain, centres = entry["classified"][1]
+        else:
+            _, gain, centres = colour.classify_paints(
+                med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
+                exposure_hint=_exposure_hint(small, refs) if exposure is None else exposure)
+            if grown == 0:
+                entry["classified"] = (key, (gain, centres))
         dist = colour.paint_distances(med.reshape(-1, 3), gain, centres).reshape(-1, 6, 6)
         seg_ll = colour.loglik_from_distances(dist.reshape(-1, 6)).reshape(-1, 6, 6)
         fit = np.median(dist.min(axis=2), axis=1)
         rot_fit = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2).max(axis=1)
-        seg_pts = hexlattice.apply_homography(
-            H_det, world[:, None, None] + hexlattice.segment_sample_offsets()[None])
-        seg_table = np.median(np.minimum(hexlattice.sample_bilinear(tdist, seg_pts), 60.0),
-                              axis=2)
         feats = np.stack([paint_frac, outline / pitch, ridge / pitch,
                           np.median(spread, axis=1), spread.max(axis=1), fit, rot_fit,
                           np.median(seg_table, axis=1), seg_table.max(axis=1),
@@ -730,7 +771,10 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
                            for dq, dr in AXIAL_DIRECTIONS} - have)
         if not frontier:
             break
-        cand = np.concatenate([cand, np.array(frontier, cand.dtype).reshape(-1, 2)])
+        more = np.array(frontier, cand.dtype).reshape(-1, 2)
+        extra = _measure_cells(image, H, H_det, more, paint, edges, ridges, tdist)
+        m = {k: np.concatenate([m[k], extra[k]]) for k in m}
+        cand = np.concatenate([cand, more])
     if DEBUG is not None:
         DEBUG.update(cand=cand, paint_frac=paint_frac, outline=outline, spread=spread,
                      H=H, occupied=occupied, seg_ll=seg_ll, feats=feats, med=med,

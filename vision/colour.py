@@ -122,6 +122,9 @@ def planckian_gain(kelvin: float) -> np.ndarray:
 
 
 KELVIN_GRID = np.geomspace(2000.0, 9000.0, 16)
+_KELVIN_CHROMA = np.array([planckian_gain(k) for k in KELVIN_GRID])
+"""``(16, 3)`` :func:`planckian_gain` of every light of :data:`KELVIN_GRID` (computed
+once: the same for every photo)."""
 
 
 def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = False,
@@ -156,7 +159,7 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
         return np.zeros((0, 6)), np.ones(3), ref_lab
     # every candidate light at once: (K, 3) chromatic gains, (K,) exposures
     chroma = (np.ones((1, 3)) if fixed_light
-              else np.array([planckian_gain(k) for k in KELVIN_GRID]))
+              else _KELVIN_CHROMA)
     # exposure: start from the median brightness ratio, then refine on the labels
     ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
     expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
