@@ -319,3 +319,69 @@ def test_cover_moves_the_most_likely_pile_count():
     # three peaks covering what four seeds cover: four gains against three
     assert table[2, 4] - table[2, 3] > plain[2, 4] - plain[2, 3]
     assert four > three
+
+
+# --------------------------------------------------------------------------- rim spill
+PIT_R = 25.0  # pit radius (px) of the synthetic top views below
+
+
+def _wood_with_pit(*seeds, grain=True):
+    """A (120, 120, 3) float32 CIELAB top view: wood (with a mild grain) around a darker
+    bowl of radius PIT_R at (60, 60); ``seeds``: centres of grey seed disks (radius 8)."""
+    yy, xx = np.mgrid[0:120, 0:120].astype(np.float32)
+    lab = np.zeros((120, 120, 3), np.float32)
+    lab[..., 0] = 150.0 + (2.0 * np.sin(xx / 3.0) if grain else 0.0)
+    lab[..., 1] = 140.0
+    lab[..., 2] = 150.0
+    bowl = np.hypot(xx - 60, yy - 60) < PIT_R
+    lab[bowl, 0] = 110.0
+    for x, y in seeds:
+        lab[np.hypot(xx - x, yy - y) < 8] = (170.0, 128.0, 126.0)  # grey, no chroma
+    return lab
+
+
+def test_rim_spill_sees_a_pile_top_beyond_the_far_rim_only():
+    away = (0.0, -1.0)  # away from the camera = up in this view
+    assert sc.rim_spill(_wood_with_pit(), (60, 60), away, PIT_R) == 0.0
+    top = [(52, 30), (68, 30)]  # a pile's top: two seeds over the far rim
+    inside = sc.rim_spill(_wood_with_pit((52, 48), (68, 48)), (60, 60), away, PIT_R)
+    far = sc.rim_spill(_wood_with_pit(*top), (60, 60), away, PIT_R)
+    near = sc.rim_spill(_wood_with_pit((52, 90), (68, 90)), (60, 60), away, PIT_R)
+    assert inside == 0.0 and near == 0.0  # the near side is never the far band
+    assert far >= sc.SPILL_SEEN
+    # one seed's cap against the far wall is a little spill, not a pile's
+    assert 0.0 < sc.rim_spill(_wood_with_pit((60, 38)), (60, 60), away, PIT_R) < sc.SPILL_SEEN
+    # the same pile seen from the other side is on the near rim
+    assert sc.rim_spill(_wood_with_pit(*top), (60, 60), (0.0, 1.0), PIT_R) == 0.0
+    # a band that leaves the view is unknown
+    assert np.isnan(sc.rim_spill(_wood_with_pit(), (10, 60), away, PIT_R))
+
+
+def test_spill_loglik_is_evidence_only_when_seen():
+    ns = np.arange(0, 25)
+    for bare in (0.0, 0.1, float("nan")):
+        assert np.array_equal(sc.spill_loglik(bare, ns), np.zeros(len(ns)))
+    ll = sc.spill_loglik(0.6, ns)
+    assert ll.max() == 0.0 and np.all(np.diff(ll) > 0)
+    # a spilling pile is much likelier above two layers than one
+    assert ll[int(sc.SPILL_RIM) + 3] - ll[int(sc.PIT_LAYER)] > 1.5
+
+
+def test_spill_places_the_hidden_seeds_in_the_spilling_pit():
+    """Two pits both show five peaks; the total says eight seeds are hidden. Without the
+    spill the flat pile likelihood cannot tell where; the pit whose pile tops its far
+    rim gets them."""
+    visible = [5, 5, 1, 0, 2, 4]
+    total = sum(visible) + 8
+    spill = [0.0, 0.6, 0.0, float("nan"), 0.0, 0.0]
+    counts, _ = sc.constrain_total(visible, total, spill=spill)
+    assert sum(counts) == total
+    # the spilling pit holds more than two layers and most of the hidden seeds
+    assert counts[1] > sc.SPILL_RIM and counts[1] - 5 >= 6 and counts[2:] == [1, 0, 2, 4]
+    swapped, _ = sc.constrain_total(visible, total, spill=spill[1::-1] + spill[2:])
+    assert swapped[:2] == counts[1::-1]
+    plain, _ = sc.constrain_total(visible, total)
+    assert plain[1] <= sc.SPILL_RIM  # without the spill no pit is taken for three layers
+    # spill absent everywhere: the same answer as without it
+    none = [0.0] * 6
+    assert sc.constrain_total(visible, total, spill=none) == sc.constrain_total(visible, total)

@@ -521,3 +521,43 @@ def test_bowl_check_measures_cover_on_a_photo(rendered, monkeypatch):
     assert empty.max() < cover[pits][truth[pits] > 0].min()
     # peaks are only ever dropped, never added
     assert all(c <= p for c, p in zip(checked.visible, plain.visible, strict=True))
+
+
+# --------------------------------------------------------------------------- rim spill
+def _board_view(pile_pit: int, side: int):
+    """A (H, W, 3) BGR top view at 1 px/mm: wood, darker bowls, and a pile's top (two
+    grey seeds) just beyond the rim of cavity ``pile_pit`` on ``side`` (-1: view up,
+    +1: view down). Returns the view and its to_mm matrix (as pit_layout.rectify)."""
+    hx, hy = pl.BOARD_HALF_X, pl.BOARD_HALF_Y
+    w, h = int(round(2 * hx)), int(round(2 * hy))
+    to_mm = np.array([[1.0, 0, -hx], [0, -1.0, hy], [0, 0, 1]])
+    view = np.zeros((h, w, 3), np.uint8)
+    view[:] = (70, 110, 160)  # wood, BGR
+    for c in pl.CAVITIES:
+        x, y = c.x + hx, hy - c.y
+        if c.half:
+            cv2.line(view, (int(x), int(y - c.half)), (int(x), int(y + c.half)),
+                     (40, 70, 110), int(2 * c.r))
+        cv2.circle(view, (int(x), int(y)), int(pl.PIT_R), (40, 70, 110), -1)
+    c = pl.CAVITIES[pile_pit]
+    x, y = c.x + hx, hy - c.y + side * (pl.PIT_R + 4)
+    for dx in (-8, 8):
+        cv2.circle(view, (int(x + dx), int(y)), 8, (150, 150, 150), -1)
+    return view, to_mm
+
+
+def test_pile_spill_finds_the_pile_over_the_far_rim():
+    """A pile's top beyond the far rim (away from the camera: up in the photo) is seen
+    in that pit only; the stores are not measured; seen from the other side (the photo
+    turned upside down) the same pile lies on the near rim and shows nothing."""
+    view, to_mm = _board_view(8, -1)  # north3, its top lies toward the view's top
+    upright = np.eye(3)  # view px == photo px: up in the photo is up in the view
+    spill = wr.pile_spill(view, to_mm, upright)
+    assert np.isnan(spill[12]) and np.isnan(spill[13])
+    assert spill[8] >= sc.SPILL_SEEN
+    assert all(s < sc.SPILL_SEEN for k, s in enumerate(spill[:12]) if k != 8)
+    upside_down = np.array([[1.0, 0, 0], [0, -1.0, view.shape[0]], [0, 0, 1]])
+    assert max(wr.pile_spill(view, to_mm, upside_down)[:12]) < sc.SPILL_SEEN
+    # the pile on the other side of south3, photographed upside down, is far again
+    view, to_mm = _board_view(2, 1)
+    assert wr.pile_spill(view, to_mm, upside_down)[2] >= sc.SPILL_SEEN

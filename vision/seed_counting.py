@@ -29,10 +29,17 @@ seeds or a dozen: its likelihood is nearly flat above five, and :func:`constrain
 which picks the integer counts most likely under these per-cavity Gaussians *and* adding
 up to the known total (48 in a normal game), moves the missing seeds to the full pits and
 big stores where they can hide.
+
+Which full pit hides them? A pit is 13 mm deep and a seed 16 mm across, so a pile of
+more than two layers rises above the board top, and in an oblique photo its top shows
+beyond the pit's far rim, over bare board top (:func:`rim_spill`, parallax in the top
+view). That band covered is evidence for a big pile (:func:`spill_loglik`); a bare band
+is no evidence either way (a steep view has no parallax).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -123,7 +130,7 @@ OUTLIER = 1e-4  # probability floor of one cavity's reading (a stray seed, a bad
 
 
 def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
-                 cover=None, scale: float | None = None) -> np.ndarray:
+                 cover=None, scale: float | None = None, spill=None) -> np.ndarray:
     """``(len(visible), max_count + 1)`` table of log p(visible_i, cover_i | count).
 
     ``stores``: bool per cavity (True for a store; None: all round pits); ``rate``: the
@@ -134,6 +141,9 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
     ``scale`` (:func:`cover_scale`), the covered share adds its own Gaussian term
     (:func:`cover_mean_sigma`, same outlier floor): it keeps growing where the peaks
     stop (a pit's second layer) and tells three seeds from four where peaks merge.
+    ``spill``: float per cavity (NaN where unknown, e.g. the stores), the share of the
+    band beyond a round pit's far rim a pile covers (:func:`rim_spill`), adds
+    :func:`spill_loglik`: where the big piles are.
     """
     v = np.asarray(visible, dtype=np.float64)[:, None]
     st = np.zeros(len(v), bool) if stores is None else np.asarray(stores, bool)
@@ -150,6 +160,10 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
             zc = (c[known] - cm) / cs
             pc = np.exp(-0.5 * zc * zc) / (cs * math.sqrt(2 * math.pi))
             table[known] += COVER_WEIGHT * np.log(pc + COVER_OUTLIER)
+    if spill is not None:
+        sp = np.asarray(spill, dtype=np.float64)
+        for i in np.nonzero(np.isfinite(sp))[0]:
+            table[i] += spill_loglik(float(sp[i]), ns[0])
     return table
 
 
@@ -232,6 +246,80 @@ def pit_cover(diff: BowlDifference) -> np.ndarray:
     :func:`bowl_difference`)."""
     inner = _inner_disk(diff.half)
     return (diff.dist[:, inner] > COVER_K * diff.noise).mean(1)
+
+
+SPILL_BAND = (1.05, 1.35)  # the band beyond a pit's rim (pit radii) where a pile spills
+SPILL_FAR = 0.6  # far side: cosine to the direction away from the camera at least this
+SPILL_SIDE = 0.4  # the reference: the same band sideways (|cosine| below this), bare top
+SPILL_K = 3.0  # a band pixel is covered when this many noise levels from the bare top
+SPILL_NOISE = 2.0  # least noise level (CIELAB units, 8-bit OpenCV scale)
+SPILL_SEEN = 0.35  # a far band covered this much shows a pile above the rim
+SPILL_RIM = 2.0 * PIT_LAYER  # a pile of this many seeds tops the far rim (two layers)
+SPILL_WIDTH = 0.5  # seeds over which the chance of a spill rises (a step)
+SPILL_CHANCE = (0.05, 0.8)  # chance of a spill far below / far above SPILL_RIM
+
+
+def rim_spill(lab: np.ndarray, centre, away, r_px: float) -> float:
+    """Share of the band just beyond a round pit's far rim that a pile covers.
+
+    ``lab``: ``(H, W, 3)`` float32 CIELAB top view (OpenCV 8-bit scale); ``centre``:
+    the pit centre (view px, x, y); ``away``: unit vector (view px) pointing away from
+    the camera on the board plane; ``r_px``: pit radius (px). The top view is the board
+    top's plane: a seed lying in the bowl shows inside the rim, but the top of a pile
+    that rises above the board top projects beyond the rim on the side away from the
+    camera (parallax), over bare board top. The band :data:`SPILL_BAND` radii on that
+    side (:data:`SPILL_FAR`) is compared with the same band sideways (board top too,
+    lit alike, and no pile projects there): the share of far pixels more than
+    :data:`SPILL_K` noise levels from the sideways median colour. NaN when the band
+    leaves the view.
+    """
+    x, y = (int(round(float(v))) for v in centre)
+    dx, dy, rr = _band(round(float(r_px), 2))
+    half = int(np.abs(dx).max())
+    h, w = lab.shape[:2]
+    if x - half < 0 or y - half < 0 or x + half >= w or y + half >= h:
+        return float("nan")
+    cos = (dx * away[0] + dy * away[1]) / rr
+    side = np.abs(cos) < SPILL_SIDE
+    far = cos > SPILL_FAR
+    if not side.any() or not far.any():
+        return float("nan")
+    side_lab = lab[y + dy[side], x + dx[side]]
+    ref = np.median(side_lab, axis=0)
+    noise = max(SPILL_NOISE, float(np.median(np.linalg.norm(side_lab - ref, axis=-1))))
+    dist = np.linalg.norm(lab[y + dy[far], x + dx[far]] - ref, axis=-1)
+    return float((dist > SPILL_K * noise).mean())
+
+
+@functools.lru_cache(maxsize=16)
+def _band(r_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel offsets (dx, dy) and distances of the :data:`SPILL_BAND` ring of radius
+    ``r_px``."""
+    lo, hi = SPILL_BAND
+    half = int(math.ceil(hi * r_px)) + 1
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    rr = np.hypot(xx, yy)
+    band = (rr > lo * r_px) & (rr < hi * r_px)
+    return xx[band], yy[band], rr[band]
+
+
+def spill_loglik(spill: float, ns) -> np.ndarray:
+    """log-likelihood of a far-rim spill for ``ns`` seeds in a round pit (array).
+
+    A pile of more than two layers (:data:`SPILL_RIM`) rises above the board top, so its
+    top shows beyond the far rim with a chance rising around :data:`SPILL_RIM` (from
+    :data:`SPILL_CHANCE` [0] to [1]); a pit of one or two layers rarely does (a seed
+    resting high on the wall, a neighbour's shadow). A spill share of at least
+    :data:`SPILL_SEEN` is that evidence: log of the chance per count (its maximum 0).
+    A band left bare says nothing (zeros): a camera looking down steeply sees no
+    parallax, and a pile's top may fall beside the band. NaN: zeros too.
+    """
+    ns = np.asarray(ns, dtype=np.float64)
+    if not spill >= SPILL_SEEN:
+        return np.zeros_like(ns)
+    lo, top = SPILL_CHANCE
+    q = lo + (top - lo) / (1.0 + np.exp(-(ns - SPILL_RIM) / SPILL_WIDTH))
+    return np.log(q / q.max())
 
 
 ON_SEED = 3.0  # a peak lies on a seed when the bowl difference near it reaches this (noise)
@@ -473,20 +561,22 @@ def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
 
 
 def constrain_total(visible, total: int, weight: float | None = None, stores=None,
-                    cover=None, scale: float | None = None) -> tuple[list[int], float]:
+                    cover=None, scale: float | None = None,
+                    spill=None) -> tuple[list[int], float]:
     """Integer counts maximising the likelihood of the ``visible`` peaks given the total.
 
     With ``weight=None`` the counts must add up to ``total`` exactly; otherwise the total
     is a soft prior: the objective is the log-likelihood minus ``weight`` per seed of
     difference from ``total``. Dynamic programming over cavities and running totals on
-    :func:`loglik_table` (``stores``, ``cover``, ``scale``: see there). Returns
+    :func:`loglik_table` (``stores``, ``cover``, ``scale``, ``spill``: see there). Returns
     ``(counts, penalty)``: the penalty is how much less
     likely (log) the answer is than the best unconstrained one (0 when they agree; large
     means the total fights the evidence).
     """
     n = len(visible)
     cap = total if weight is None else 2 * total + 20
-    ll = loglik_table(visible, cap, stores, cover=cover, scale=scale)  # (n, cap+1)
+    ll = loglik_table(visible, cap, stores, cover=cover, scale=scale,
+                      spill=spill)  # (n, cap+1)
     total, target = cap, total
     neg = -1e18
     best = np.full((n + 1, total + 1), neg)
@@ -516,8 +606,8 @@ def constrain_total(visible, total: int, weight: float | None = None, stores=Non
 
 
 def most_likely(visible, max_count: int = 60, stores=None, cover=None,
-                scale: float | None = None) -> list[int]:
+                scale: float | None = None, spill=None) -> list[int]:
     """The unconstrained answer: each cavity's most likely count (``stores``, ``cover``,
-    ``scale``: see :func:`loglik_table`)."""
+    ``scale``, ``spill``: see :func:`loglik_table`)."""
     return [int(x) for x in loglik_table(visible, max_count, stores, cover=cover,
-                                         scale=scale).argmax(1)]
+                                         scale=scale, spill=spill).argmax(1)]

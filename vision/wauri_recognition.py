@@ -25,9 +25,19 @@ Pipeline (:func:`read_board`):
    cannot count a pile above one layer: the seed-coloured area of a pit also saturates
    (measured: about 3-4.5 seed disks for 5 to 11 seeds), so the total is what places the
    hidden seeds, and an answer names the cavities whose count is such a guess
-   (:func:`pile_warnings`). An experimental comparison with the photo's empty pits
-   (:func:`bowl_check`: peaks on bare floor dropped, each pit's covered share added to
-   the likelihood) is off (:data:`BOWL_CHECK`): not better on held-out photos yet.
+   (:func:`pile_warnings`). One cue does see a big pile: its top rises above the board
+   top, so in an oblique photo it shows beyond the pit's far rim over bare wood
+   (:func:`pile_spill`); a pit whose far band is covered (``SPILL_SEEN`` in
+   :mod:`vision.seed_counting`) is likely to hold more than two layers, and the 48-seed fit puts the
+   hidden seeds there rather than in a pit that merely shows five peaks (a bare band
+   says nothing: a steep view shows no parallax). Measured on cached board views
+   (``benchmarks/wauri_recognition_views.py``, right fits only), cavities exact without
+   -> with: dev 5400 normal 425 -> 428/560, 5405 normal 417 -> 419/560, 5401 hard
+   334 -> 345/504; held-out 5402 normal 394 -> 393/518, 5403 hard 369 -> 377/518; sum of
+   |count error| 2259 -> 1818 over the five sets (hard 5403: 588 -> 400). An
+   experimental comparison with the photo's empty pits (:func:`bowl_check`: peaks on
+   bare floor dropped, each pit's covered share added to the likelihood) is off
+   (:data:`BOWL_CHECK`): not better on held-out photos yet.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
@@ -79,7 +89,9 @@ class BoardReading:
     ``cover``: per cavity the share of its floor covered by seeds (NaN where unknown: the
     stores, or a photo without an empty pit), ``cover_scale`` the photo's single-seed
     cover coefficient (None: the cover is not used), see
-    :func:`vision.seed_counting.pit_cover`.
+    :func:`vision.seed_counting.pit_cover`; ``spill``: per cavity the share of the band
+    beyond a round pit's far rim a pile covers (NaN for the stores; None: not measured),
+    see :func:`vision.seed_counting.rim_spill`.
     """
 
     means: tuple[float, ...]
@@ -91,6 +103,7 @@ class BoardReading:
     seeds_px: tuple[np.ndarray, ...]
     cover: tuple[float, ...] | None = None
     cover_scale: float | None = None
+    spill: tuple[float, ...] | None = None
 
     def table(self, max_count: int, rate: float = 1.0, flipped: bool = False) -> np.ndarray:
         """``(14, max_count + 1)`` log-likelihood of this reading per cavity and count
@@ -98,10 +111,12 @@ class BoardReading:
         ``flipped``."""
         vis = list(self.visible)
         cover = None if self.cover is None else list(self.cover)
+        spill = None if self.spill is None else list(self.spill)
         if flipped:
             vis = flip_counts(vis)
             cover = None if cover is None else flip_counts(cover)
-        return sc.loglik_table(vis, max_count, STORES, rate, cover, self.cover_scale)
+            spill = None if spill is None else flip_counts(spill)
+        return sc.loglik_table(vis, max_count, STORES, rate, cover, self.cover_scale, spill)
 
 
 def _cavity_masks(shape, to_mm: np.ndarray, grow: float = 1.0) -> list[np.ndarray]:
@@ -155,6 +170,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     if BOWL_CHECK:
         readings, cover, scale = bowl_check(view, to_mm, readings)
     view_to_img = fit.homography @ to_mm
+    spill = pile_spill(view, to_mm, view_to_img) if PILE_SPILL else None
     seeds_px = []
     for r in readings:
         if len(r.peaks):
@@ -165,7 +181,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     return BoardReading(
         tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
         tuple(r.visible for r in readings), fit.centres_px(), fit, fit.template_score,
-        tuple(seeds_px), cover, scale)
+        tuple(seeds_px), cover, scale, spill)
 
 
 def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
@@ -198,6 +214,46 @@ def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
     readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES,
                                  pit_px.astype(np.int64), int(round(pl.PIT_R * ppm)), axes)
     return readings
+
+
+PILE_SPILL = True  # measure how far piles rise over the pits' far rims (pile_spill)
+LIFT_PX = 10.0  # photo pixels by which a cavity centre is raised to find "away"
+
+
+def pile_spill(view: np.ndarray, to_mm: np.ndarray, view_to_img: np.ndarray,
+               ) -> tuple[float, ...]:
+    """Per cavity the share of the band beyond a round pit's far rim a pile covers.
+
+    ``view``/``to_mm``: as for :func:`count_view`; ``view_to_img``: 3×3 view px → photo
+    px. A point above the board top shows in the photo above (toward the image top of) the
+    board point under it, for a camera held upright looking down at the table; mapped to
+    the top view, "away from the camera" at a pit is the direction in which its centre
+    moves when raised a little in the photo. Stores get NaN (their far rim is the board's
+    end; :func:`vision.seed_counting.rim_spill` is for the round pits). 14 values in
+    :data:`NAMES` order.
+    """
+    ppm = 1.0 / abs(to_mm[0, 0])
+    r_px = pl.PIT_R * ppm
+    half = int(np.ceil(sc.SPILL_BAND[1] * r_px)) + 2
+    pits = [k for k, c in enumerate(pl.CAVITIES) if not c.half]
+    mm = np.array([[pl.CAVITIES[k].x, pl.CAVITIES[k].y] for k in pits], np.float64)
+    centres = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.linalg.inv(to_mm))
+    img = cv2.perspectiveTransform(centres, view_to_img)
+    raised = cv2.perspectiveTransform(img - np.array([0.0, LIFT_PX]),
+                                      np.linalg.inv(view_to_img))
+    out = [float("nan")] * len(pl.CAVITIES)
+    h, w = view.shape[:2]
+    for k, c, r in zip(pits, centres.reshape(-1, 2), raised.reshape(-1, 2), strict=True):
+        away = r - c
+        norm = float(np.hypot(*away))
+        x, y = (int(round(float(v))) for v in c)
+        if norm < 1e-9 or x - half < 0 or y - half < 0 or x + half >= w or y + half >= h:
+            continue
+        # CIELAB of the pit's surroundings only (the whole view costs more than the rest)
+        lab = cv2.cvtColor(view[y - half:y + half + 1, x - half:x + half + 1],
+                           cv2.COLOR_BGR2LAB).astype(np.float32)
+        out[k] = sc.rim_spill(lab, c - (x - half, y - half), away / norm, r_px)
+    return tuple(out)
 
 
 # The empty-pit comparison (bowl_check) is off: on 7 simulator sets (A/B on 4cf907c,
@@ -250,11 +306,12 @@ def bowl_check(view: np.ndarray, to_mm: np.ndarray, readings: list[sc.CavityRead
 
 # --------------------------------------------------------------------------- counts
 def count_confidences(visible, counts, max_count: int = 60, cover=None,
-                      scale: float | None = None) -> list[float]:
-    """Per cavity: P(true count == answered count | visible peaks and cover), flat
-    prior (``cover``/``scale``: see :func:`vision.seed_counting.loglik_table`)."""
+                      scale: float | None = None, spill=None) -> list[float]:
+    """Per cavity: P(true count == answered count | visible peaks, cover and spill),
+    flat prior (``cover``/``scale``/``spill``: see
+    :func:`vision.seed_counting.loglik_table`)."""
     ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES,
-                         cover=cover, scale=scale)
+                         cover=cover, scale=scale, spill=spill)
     p = np.exp(ll - ll.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     return [float(p[i, c]) for i, c in enumerate(counts)]
@@ -299,9 +356,9 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
     """
     if total is None:
         return sc.most_likely(reading.visible, stores=STORES, cover=reading.cover,
-                              scale=reading.cover_scale), []
+                              scale=reading.cover_scale, spill=reading.spill), []
     counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES,
-                                          reading.cover, reading.cover_scale)
+                                          reading.cover, reading.cover_scale, reading.spill)
     warnings = []
     if sum(counts) != total:
         warnings.append(f"counted {sum(counts)} seeds, not the {total} of a game")
@@ -575,7 +632,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.extend(w)
         warnings.append("the photo cannot tell whose move it is: to_move assumed south")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale)
+                                 scale=reading.cover_scale, spill=reading.spill)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, "south")
         board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
@@ -591,7 +648,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.append("no legal turn from the previous position explains the photo; "
                         "the raw reading is returned")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale)
+                                 scale=reading.cover_scale, spill=reading.spill)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, prev.to_move)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
