@@ -120,11 +120,16 @@ def test_ruler_without_any_board_colour_is_none():
 # upper rows empty (the colour cluster held only the tiles' rows: no board found before
 # the grown clusters were tried); a purple cloth, 12×12 seen at a slant with its left
 # columns empty (dev 4256 hard #11: a grid fitted in a strip of the board scored 0.48 and
-# ended the search, though no rim markings showed around it)
+# ended the search, though no rim markings showed around it); two 12×12 boards whose rim
+# ruler read 9 markings per side on an outline drawn through a row of tiles, beating the
+# 12×12 printed-line fit by its own score (dev 5250 normal #12 on a dark cloth, dev 5251
+# hard #1 on stripes: found as 9×9 before the finished fields of both sizes were judged)
 HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (133021088313619, "hard", 720, 1280, 12),
                (124113672743452, "normal", 1080, 1920, 12),
-               (185777215870480, "hard", 1920, 1080, 12)]
+               (185777215870480, "hard", 1920, 1080, 12),
+               (215478066355733, "normal", 1600, 1200, 12),
+               (1773018605069, "hard", 1920, 1080, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")

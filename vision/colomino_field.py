@@ -26,8 +26,12 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    as lines. Crossing-by-crossing RANSAC refinements (half a cell, then closer) are
    kept only if the lines agree better. Then the same grid shifted by a cell, and the
    other board size around or inside it, are scored by lines plus rim-marking evidence
-   (:func:`rim_evidence`) and taken when clearly better. A fit with neither a clear grid
-   nor rim markings is no board.
+   (:func:`rim_evidence`) and taken when clearly better. When the best grid of the
+   other board size shows a grid too, it is refined and settled as well and taken when
+   its finished field shows clearly more lines plus rim markings (the ruler and the line
+   fit disagree on the size when the outline was drawn through a row of tiles; their
+   own scores do not compare then). A fit with neither a clear grid nor rim markings is
+   no board.
 
 The result is a homography from the photo to a canonical view (:data:`CELL` px per
 cell, :data:`MARGIN_CELLS` cells of rim around the field) and that view.
@@ -545,85 +549,34 @@ def _rim_of(image: np.ndarray, found) -> float:
     return rim_evidence(canon, n)
 
 
-def locate_field(image: np.ndarray, sizes=(9, 12)):
-    """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
-    pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
-    ``M = MARGIN_CELLS·CELL``, uint8 BGR).
+def _field_evidence(canon: np.ndarray, n: int) -> float:
+    """Printed lines plus rim markings of an n×n field in its canonical view ``canon``
+    (uint8 BGR, as :func:`locate_field` returns): :func:`vision.square_grid.grid_line_score`
+    of the n×n grid plus :func:`rim_evidence`."""
+    ideal = MARGIN_CELLS * CELL + np.arange(n + 1) * CELL
+    return grid_line_score(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), ideal, ideal) + \
+        rim_evidence(canon, n)
 
-    Raises :class:`NothingFound` when no candidate shows a grid.
-    """
-    h, w = image.shape[:2]
-    s = 480.0 / max(h, w)
-    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)  # 2×2 mean
-    small = cv2.resize(half, (max(1, round(w * s)), max(1, round(h * s))),
-                       interpolation=cv2.INTER_AREA)
-    gains = white_patch_gains(small)
-    classes = _colour_classes_small(small, gains)
-    drop = [np.count_nonzero(m) / m.size >= 0.2 for m in classes]
-    best = None  # (score, n, H image → unit field square)
-    own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
-    clusters = _colour_cluster_quads(small, gains, classes)
-    cands = [_expand(q, 1.06) / s for q in clusters]
-    for stage in range(2):
-        if stage == 1:
-            if best is not None and best[0] >= 0.45 and (
-                    best[0] >= DOUBT_BELOW or _rim_of(image, best) >= MIN_RIM_EVIDENCE):
-                break
-            # the colour clusters grown (a board whose edge rows hold few tiles, or whose
-            # markings share the table's colour, reaches past its cluster), then closed
-            # outlines of edges, colour and flat regions
-            cands = [_expand(q, 1.06) / s
-                     for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH)]
-            cands += [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
-        for q in cands:
-            got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
-                                     gains, sizes, own_views=own_views)
-            if not got:
-                continue
-            fit, Hq, ruler = got
-            options = []
-            if ruler is not None:
-                n_r, src, dst, r_score = ruler
-                Hu, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), 0)
-                if Hu is not None:
-                    options.append((r_score, n_r, Hu @ Hq, "ruler"))
-            if fit is not None:
-                n_f = fit.n
-                corners = np.array([[fit.x0, fit.y0], [fit.x0 + n_f * fit.px, fit.y0],
-                                    [fit.x0 + n_f * fit.px, fit.y0 + n_f * fit.py],
-                                    [fit.x0, fit.y0 + n_f * fit.py]], np.float32)
-                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-                options.append((fit.score, n_f,
-                                cv2.getPerspectiveTransform(corners, unit) @ Hq, "lines"))
-            for opt in options:
-                if best is None or opt[0] > best[0]:
-                    best = opt
-            if best is not None and best[0] >= 0.7:
-                break
-    if best is None or best[0] < SURE_GRID_SCORE:
-        # no clear grid: the printed lines in the candidates' own views (before their
-        # outline was re-fitted), taken when they show a clear grid there
-        for gray0, H0 in own_views:
-            fits0 = fit_grid(gray0, sizes)
-            if fits0 and fits0[0].score >= SURE_GRID_SCORE and (
-                    best is None or fits0[0].score > best[0]):
-                f = fits0[0]
-                corners = np.array([[f.x0, f.y0], [f.x0 + f.n * f.px, f.y0],
-                                    [f.x0 + f.n * f.px, f.y0 + f.n * f.py],
-                                    [f.x0, f.y0 + f.n * f.py]], np.float32)
-                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-                best = (f.score, f.n, cv2.getPerspectiveTransform(corners, unit) @ H0, "own")
-    if best is None or best[0] < MIN_GRID_SCORE:
-        raise NothingFound("no board found")
-    score, n, Hu, source = best
+
+def _rival(best, best_of_size: dict):
+    """The best grid of the other board size (``best_of_size``: size → option as
+    ``best``, ``(score, n, H image → unit field, source)``) when it shows a grid too
+    (:data:`MIN_GRID_SCORE`), else None."""
+    rival = [opt for m, opt in best_of_size.items() if m != best[1] and opt[0] >= MIN_GRID_SCORE]
+    return max(rival, key=lambda o: o[0]) if rival else None
+
+
+def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarray, sizes):
+    """Refine an n×n grid ``Hu`` (image → unit field square) crossing by crossing, then
+    settle its size and placement (:func:`_settle_size`). ``image_gray``: the photo's grey
+    copy (the grid is refined on grey views warped from it, a third of the work of warping
+    colour; the colour view is warped once the grid is fixed). Returns ``(n, Hc, canon)``
+    as :func:`locate_field`."""
     M = MARGIN_CELLS * CELL
     img_corners = cv2.perspectiveTransform(
         np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
     Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
-    # the grid is refined on grey views warped from the photo's grey copy (one channel,
-    # a third of the work of warping colour); the colour view is warped once it is fixed
-    image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
     def gray_view(H: np.ndarray, side: int) -> np.ndarray:
         return cv2.warpPerspective(image_gray, H, (side, side), flags=cv2.INTER_LINEAR)
@@ -672,6 +625,94 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                 Hc, canon = Hc2, None
     if canon is None:
         canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    return n, Hc, canon
+
+
+def locate_field(image: np.ndarray, sizes=(9, 12)):
+    """Find the playing field: returns ``(H, n, score, canon)`` where ``H`` maps image
+    pixels to the canonical view ``canon`` (field ``[M, M + n·CELL]²``,
+    ``M = MARGIN_CELLS·CELL``, uint8 BGR).
+
+    Raises :class:`NothingFound` when no candidate shows a grid.
+    """
+    h, w = image.shape[:2]
+    s = 480.0 / max(h, w)
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)  # 2×2 mean
+    small = cv2.resize(half, (max(1, round(w * s)), max(1, round(h * s))),
+                       interpolation=cv2.INTER_AREA)
+    gains = white_patch_gains(small)
+    classes = _colour_classes_small(small, gains)
+    drop = [np.count_nonzero(m) / m.size >= 0.2 for m in classes]
+    best = None  # (score, n, H image → unit field square)
+    best_of_size: dict = {}  # the best option of each board size
+    own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
+    clusters = _colour_cluster_quads(small, gains, classes)
+    cands = [_expand(q, 1.06) / s for q in clusters]
+    for stage in range(2):
+        if stage == 1:
+            if best is not None and best[0] >= 0.45 and (
+                    best[0] >= DOUBT_BELOW or _rim_of(image, best) >= MIN_RIM_EVIDENCE):
+                break
+            # the colour clusters grown (a board whose edge rows hold few tiles, or whose
+            # markings share the table's colour, reaches past its cluster), then closed
+            # outlines of edges, colour and flat regions
+            cands = [_expand(q, 1.06) / s
+                     for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH)]
+            cands += [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
+        for q in cands:
+            got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
+                                     gains, sizes, own_views=own_views)
+            if not got:
+                continue
+            fit, Hq, ruler = got
+            options = []
+            if ruler is not None:
+                n_r, src, dst, r_score = ruler
+                Hu, _ = cv2.findHomography(src.astype(np.float32), dst.astype(np.float32), 0)
+                if Hu is not None:
+                    options.append((r_score, n_r, Hu @ Hq, "ruler"))
+            if fit is not None:
+                n_f = fit.n
+                corners = np.array([[fit.x0, fit.y0], [fit.x0 + n_f * fit.px, fit.y0],
+                                    [fit.x0 + n_f * fit.px, fit.y0 + n_f * fit.py],
+                                    [fit.x0, fit.y0 + n_f * fit.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                options.append((fit.score, n_f,
+                                cv2.getPerspectiveTransform(corners, unit) @ Hq, "lines"))
+            for opt in options:
+                if best is None or opt[0] > best[0]:
+                    best = opt
+                if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
+                    best_of_size[opt[1]] = opt
+            if best is not None and best[0] >= 0.7:
+                break
+    if best is None or best[0] < SURE_GRID_SCORE:
+        # no clear grid: the printed lines in the candidates' own views (before their
+        # outline was re-fitted), taken when they show a clear grid there
+        for gray0, H0 in own_views:
+            fits0 = fit_grid(gray0, sizes)
+            if fits0 and fits0[0].score >= SURE_GRID_SCORE and (
+                    best is None or fits0[0].score > best[0]):
+                f = fits0[0]
+                corners = np.array([[f.x0, f.y0], [f.x0 + f.n * f.px, f.y0],
+                                    [f.x0 + f.n * f.px, f.y0 + f.n * f.py],
+                                    [f.x0, f.y0 + f.n * f.py]], np.float32)
+                unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+                best = (f.score, f.n, cv2.getPerspectiveTransform(corners, unit) @ H0, "own")
+    if best is None or best[0] < MIN_GRID_SCORE:
+        raise NothingFound("no board found")
+    score, n, Hu, source = best
+    image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    n, Hc, canon = _straighten(image, image_gray, n, Hu, sizes)
+    rival = _rival(best, best_of_size)
+    if rival is not None:
+        # the rim ruler and the printed-line fit can disagree on the size when the
+        # straightened outline is wrong (a row of tiles taken for the rim, a side's 12
+        # markings read as 9): their own scores do not compare then, the finished fields
+        # do, by printed lines plus rim markings
+        got = _straighten(image, image_gray, rival[1], rival[2], sizes)
+        if _field_evidence(got[2], got[0]) > _field_evidence(canon, n) + 0.1:
+            score, (n, Hc, canon) = rival[0], got
     # a board shows its rim markings, or at least a clear grid (markings may be worn,
     # cut off by the photo or in the table's colours)
     if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:
