@@ -62,7 +62,17 @@ jokers stayed 10), and a lamp's hot
 spot on the print in an unevenly lit photo can still be read as a joker; a glare-washed
 one-colour tile can be read as a joker; a one-colour tile on a printed field of its
 colour is read as the print (its colour against the rim markings' ink does not tell: the
-light differs across the board as much); boards on patterned tables (floral, gingham) in
+light differs across the board as much). Seeds 5200-5203 (session 6): most colour errors
+left are red-clipped blues read red and greens read yellow in hot spots; the glare-free
+features there are scaled by the local print level, which the hot spot itself upsets
+(clipped greens' B − G came out 2-3x the unclipped ones' in one photo), so a clipped
+colour can land on its neighbour class; fitting the glare-free B − G statistics on
+unclipped triangles only, a median print level, more EM rounds, a stronger Lab prior and
+a higher :data:`CLIPPED_WEIGHT` were tried and each traded perfect boards. Missed jokers
+are mostly in hot spots as light as the print (clipped) and show no shadow at the cell
+border (the band just outside the cell as dark as the print's for 17 of 19 missed);
+lowering the tint thresholds found 3-9 of 38 missed jokers for 7-25 new false ones;
+ boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
 (CPU, one thread, median over dev seeds 3250-3252; the grid search — candidate outlines,
