@@ -34,7 +34,9 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    perspective comes in round by round).
    Candidates are ranked by :func:`cavity_contrast` (every cavity against its own ring
    of board top, a ROC area: ~0.5 on a table, 0.9–1 on a board); the first clear one
-   ends the search.
+   ends the search. The lattice's first fit, when it matches all 12 pits, is polished
+   before the lattice's other fits are refitted; every later candidate is polished on
+   only when the polish's first, coarse round brings it to :data:`POLISH_SCREEN`.
 
 Measured (simulator, 40 photos each, board located = all 14 centres within 0.3 pit
 radius, ``benchmarks/wauri_board_find.py``): dev seeds 4300/4301 normal 40/40, hard
@@ -48,7 +50,14 @@ candidate polished and for the table-aware lattice, up to a few hundred times; w
 they compute twice is not (polishes and contrasts are remembered per :class:`Pyramid`,
 the two lattices share one set of spots): ~1.2× less CPU than before that on 110
 photos (sample_images and simulator seeds 4320–4326, mostly hard Wauri, CARIBO and
-Colomino), every fit identical.
+Colomino), every fit identical. Session 6 (dev 5300/5301, held-out 5302/5303, 30 each:
+located 30, 27, 29, 25, unchanged by its speed-ups): the lattice's first fit polished
+before the others are refitted (exact, ~1.08× on clear photos), later candidates
+screened after one coarse polish round (~1.2× on photos without a clear fit). Still
+~10× the decode on clear photos (pit spots ~20 ms, lattice ~9 ms, polishes ~22 ms,
+contrasts ~10 ms) and ~15–80× without a clear fit. Wrong places on gingham (dev 5301
+#15, #18): the 12 pits right but a store or an end pit ~0.5 pit radius off, the rows
+bent by the lens beyond what one homography follows.
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
