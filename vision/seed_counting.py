@@ -35,6 +35,21 @@ more than two layers rises above the board top, and in an oblique photo its top 
 beyond the pit's far rim, over bare board top (:func:`rim_spill`, parallax in the top
 view). That band covered is evidence for a big pile (:func:`spill_loglik`); a bare band
 is no evidence either way (a steep view has no parallax).
+
+Tried and dropped in session 6 (cached right fits,
+``benchmarks/wauri_recognition_views.py``; dev 5400/5405 normal, 5401 hard, held-out
+5402 normal, 5403 hard): the spill as two-sided evidence (a bare band against big piles:
+spreads the hidden seeds over the pits showing five, 5400/5402 -3/-7 exact); weak peaks
+(0.25 of the strong response) kept when they lie on something the empty bowl lacks and
+1.7-2.2 seed radii from every seed (finds brown beans in brown bowls, but also the lit
+floor beside a seed's shadow in hard photos: at 1.7 radii 5401 -10, 5402 -5; at 2.2 5402
+-2, 5403 -10); a Poisson prior on pit counts (mean 3-8: -5..-35) and a fixed cost per
+pile above a layer (-1..-22), both move the hidden seeds to the stores; PIT_LAYER
+4.5-4.7 with PIT_SHOWN 0.1-0.2 (|error| better, exact -3..+1); the stores' covered share
+for their split (difference vs true difference: correlation 0.26, the visible peaks
+0.64). What is left: pits of 4-5 seeds read one short (~19 each per 80 normal boards),
+piles of 6+ (a guess), and the stores' split (16 of 80 normal boards had all 12 pits
+exact and both stores wrong).
 """
 
 from __future__ import annotations
