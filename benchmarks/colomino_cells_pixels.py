@@ -113,7 +113,9 @@ def main(argv=None) -> int:
             print(f"{f.stem}: truth not mappable")
             continue
         acan = canonical_codes(Hc, n, a_centres, a_codes)
-        wrong = [k for k in sorted(tcan) if acan.get(k) != tcan[k]]
+        # (truth cells outside the field found, as on a misfitted grid, are left out)
+        wrong = [k for k in sorted(tcan) if acan.get(k) != tcan[k]
+                 and 0 <= k[0] < n and 0 <= k[1] < n]
         cond = truth.get("conditions", {})
         print(f"{f.stem}: {len(wrong)} wrong  light={cond.get('light_kind')} "
               f"K={cond.get('kelvin', 0):.0f} gloss={cond.get('gloss', 0):.2f} "
@@ -128,8 +130,9 @@ def main(argv=None) -> int:
         M = MARGIN_CELLS * CELL
         masks = cr._cell_masks(CELL)
         for rr, cc in wrong:
-            t, a = tcan[(rr, cc)], acan.get((rr, cc))
-            kind = ("joker" if "*" in (t, a) else "empty" if "." in (t, a) else "colour")
+            t, a = tcan[(rr, cc)], acan.get((rr, cc), "?")  # "?": no answer cell there
+            kind = ("joker" if "*" in (t, a) else "colour" if len(t) == len(a) == 4
+                    else "empty")
             kinds[kind] += 1
             cell = canon[M + rr * CELL:M + (rr + 1) * CELL, M + cc * CELL:M + (cc + 1) * CELL]
             parts = []
