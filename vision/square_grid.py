@@ -12,7 +12,7 @@ Pipeline pieces (all plain functions over arrays):
 * :func:`fit_grid_profiles` — the n+1 equally spaced lines of a grid in a roughly
   rectified view, from the projection profiles of the image gradient;
 * :func:`refine_grid` — per-intersection line positions → a homography fitted with
-  ``cv2.findHomography`` (RANSAC), absorbing the error of the first guess.
+  ``cv2.findHomography`` (USAC), absorbing the error of the first guess.
 """
 
 from __future__ import annotations
@@ -343,8 +343,9 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     line k and every band of rows one cell high around horizontal line l, the column of
     strongest thin-dark-line response (:func:`ridge_maps`) within ``±search·cell`` is
     taken (likewise for horizontal lines); their crossings become point pairs. Returns
-    the ``(3, 3)`` homography (rectified view → ideal view) fitted by RANSAC, or None
-    when fewer than 12 crossings were seen clearly. ``maps``: the view's
+    the ``(3, 3)`` homography (rectified view → ideal view) fitted robustly
+    (``cv2.USAC_DEFAULT``, inliers within 0.06 cell), or None when fewer than 12
+    crossings were seen clearly. ``maps``: the view's
     :func:`ridge_maps`, if already at hand.
     """
     rx, ry = ridge_maps(gray) if maps is None else maps
@@ -375,7 +376,9 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
         return None
     src = np.stack([xs[ll, kk2], ys[kk2, ll]], axis=1).astype(np.float32)
     dst = np.stack([ideal[kk2], ideal[ll]], axis=1).astype(np.float32)
-    Hm, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.06 * cell)
+    # USAC (RANSAC with local optimisation, fixed seed: deterministic): on photos where
+    # few crossings agree it stops far sooner than plain RANSAC, and its fits lie closer
+    Hm, _ = cv2.findHomography(src, dst, cv2.USAC_DEFAULT, 0.06 * cell)
     return Hm
 
 
