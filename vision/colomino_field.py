@@ -23,9 +23,10 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    board's), their centres regressed on their index give the cell pitch and position
    (9 or 12 markings) — and the printed grid of thin dark lines
    (:func:`vision.square_grid.fit_grid`); both are judged by how many grid segments show
-   as lines. Crossing-by-crossing RANSAC refinements (half a cell, then closer) are
-   kept only if the lines agree better. Then the same grid shifted by a cell, and the
-   other board size around or inside it, are scored by lines plus rim-marking evidence
+   as lines. Crossing-by-crossing refinements (half a cell, then closer; homography by
+   ``cv2.USAC_DEFAULT``) are kept only if the lines agree better. Then the same grid
+   shifted by a cell, and the other board size around or inside it, are scored by lines
+   plus rim-marking evidence
    (:func:`rim_evidence`) and taken when clearly better. When the best grid of the
    other board size shows a grid too, it is refined and settled as well and taken when
    its finished field shows clearly more lines plus rim markings (the ruler and the line
