@@ -72,6 +72,10 @@ MIN_RIM_EVIDENCE = 0.1
 #: When no candidate shows a grid, the colour clusters are grown by this fraction of the
 #: photo's shorter side and tried again.
 CLUSTER_GROWTH = 0.1
+#: A candidate outline whose grid scores at least this ends the search among the other
+#: candidates of its stage (colour clusters; grown clusters and edge outlines). A wrong
+#: size found there is still checked against the other size's best grid found so far.
+CLEAR_GRID = 0.5
 #: A best grid below this score whose rim markings do not show
 #: (:data:`MIN_RIM_EVIDENCE`) does not end the search before the grown clusters.
 DOUBT_BELOW = 0.6
@@ -685,7 +689,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                     best = opt
                 if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
                     best_of_size[opt[1]] = opt
-            if best is not None and best[0] >= 0.7:
+            if best is not None and best[0] >= CLEAR_GRID:
                 break
     if best is None or best[0] < SURE_GRID_SCORE:
         # no clear grid: the printed lines in the candidates' own views (before their
