@@ -4,6 +4,7 @@ occupancy model's guarantees (see also ``test_caribo_recognition.py``)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -226,6 +227,64 @@ def test_edge_match_evidence():
     assert ev_tile[0] > 6 * 1.5
     assert ev_hole[0] < 0  # one matching edge of six
     assert ev_tile[-1] == 0.0
+
+
+def test_edge_evidence_reports_each_edge_before_the_table_discount():
+    """A cell painted like the table (a black tile on a black cloth) gets no support
+    from the neighbours it matches (the table would match them too), but the per-edge
+    ratios returned for the table-coloured veto's rescue count its three matches and
+    no clash."""
+    from engines.caribo.geometry import AXIAL_DIRECTIONS
+
+    cells = np.array([(0, 0), *AXIAL_DIRECTIONS])
+    sure = np.log(np.full((6,), 1e-6))
+    seg_ll = np.tile(sure, (len(cells), 6, 1))
+    seg_ll[:, :, 1] = 0.0  # every segment reads black
+    three = np.array([False, True, True, True, False, False, False])
+    ev, edges = cr._edge_match_evidence(cells, seg_ll, three, np.zeros(len(cells)),
+                                        return_edges=True)
+    full = cr._edge_match_evidence(cells, seg_ll, three)
+    match = math.log(6.0 * (cr.EDGE_MATCH + (1.0 - cr.EDGE_MATCH) / 6.0))
+    assert ev[0] == pytest.approx(0.0, abs=1e-9)
+    assert full[0] == pytest.approx(3 * match, rel=1e-4)
+    assert (edges[0] > 0).sum() == 3 and (edges[0] < 0).sum() == 0
+    assert edges[0].sum() == pytest.approx(full[0])
+
+
+RED_ON_RED_FIGURE = ("R,23WR,23SW,12RS,34SR,56RG,34YG - e61RW,W,45WS,S,12GS,56GY,0 - 0,23BW,61WB,"
+                     "61SB,45BS,12YS,0 - e0,34RB,B,23GB,61SG,0,0 - 0,0,12BR,34YB,45BG,0,0 - "
+                     "e0,0,56RY,12BY,0,0,0 - 0,0,0,Y,0,0,0")
+
+
+def test_table_coloured_tile_matching_its_neighbours_is_rescued(cli, tmp_path, monkeypatch):
+    """A normal photo (dev seed 5100, photo 41: 28 tiles on a red and white floral cloth
+    under a lamp) whose red-and-white tile 61RW reads as the cloth and far from every
+    paint: the table-coloured veto dropped it although it matches its four occupied
+    neighbours. A vetoed cell matching three or more and clashing with none is a tile;
+    without that rescue the tile is missed."""
+    image = _render_photo(cli, tmp_path / "red.jpg", "caribo", RED_ON_RED_FIGURE,
+                          "87798507444365", "normal")
+    truth = {"notation": RED_ON_RED_FIGURE}
+    answer, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", truth, answer).perfect
+    monkeypatch.setattr(cr, "RESCUE_MATCHES", 7)
+    vetoed, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", truth, vetoed).piece_errors >= 1
+
+
+def test_neighbour_table_matches_its_definition():
+    """The dense-grid neighbour lookup gives, for scattered cells, exactly the index of
+    each axial neighbour (or -1), as a dictionary lookup defines it."""
+    from engines.caribo.geometry import AXIAL_DIRECTIONS
+
+    rng = np.random.default_rng(5)
+    grid = np.array([(q, r) for q in range(-5, 6) for r in range(-5, 6)])
+    cells = grid[rng.choice(len(grid), 60, replace=False)]
+    index = {(int(q), int(r)): i for i, (q, r) in enumerate(cells)}
+    want = [[index.get((int(q) + dq, int(r) + dr), -1) for dq, dr in AXIAL_DIRECTIONS]
+            for q, r in cells]
+    assert cr._neighbour_table(cells).tolist() == want
+    assert cr._neighbour_table(np.zeros((0, 2), int)).shape == (0, 6)
 
 
 CONTENDER_FIGURE = ("R,23WR,23SW,12RS,34SR,56RG - e61RW,W,45WS,S,12GS,0 - 0,23BW,61WB,61SB,45BS,"

@@ -218,7 +218,8 @@ faces (CARIBO tiles are laid matching; the rest of the mass allows misreads)."""
 
 
 def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.ndarray,
-                         unlike_table: np.ndarray | None = None) -> np.ndarray:
+                         unlike_table: np.ndarray | None = None,
+                         return_edges: bool = False):
     """Log-likelihood ratio ``(N,)``: a tile in each cell vs the same colours at random,
     judged by the edges it shares with ``occupied`` neighbours.
 
@@ -235,19 +236,32 @@ def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.nda
     ``unlike_table (N,)`` in 0..1 scales the *supporting* edges: where a cell's colours
     are the table's, the table itself would match a neighbour painted like it (a light
     wooden table next to white segments), so only clashes count there.
+
+    ``return_edges``: also return the ``(N, 6)`` per-edge ratios (0 where the
+    neighbour is not occupied), before the scaling.
     """
     post = np.exp(seg_ll)
     table = _neighbour_table(cells)
-    ev = np.zeros(len(cells))
+    edges = np.zeros((len(cells), 6))
     for e in range(6):  # edge by edge, every cell at once
         j = table[:, e]
         on = (j >= 0) & np.asarray(occupied, bool)[np.maximum(j, 0)]
         m = (post[on, e] * post[j[on], (e + 3) % 6]).sum(axis=1)
-        v = np.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
-        if unlike_table is not None:
-            v = np.where(v > 0, v * np.asarray(unlike_table, float)[on], v)
-        ev[on] += v
-    return ev
+        edges[on, e] = np.log(6.0 * (EDGE_MATCH * m + (1.0 - EDGE_MATCH) / 6.0))
+    scaled = edges
+    if unlike_table is not None:
+        scaled = np.where(edges > 0, edges * np.asarray(unlike_table, float)[:, None], edges)
+    ev = np.zeros(len(cells))
+    for e in range(6):
+        ev += scaled[:, e]
+    return (ev, edges) if return_edges else ev
+
+
+RESCUE_MATCHES = 3
+"""A cell vetoed as table-coloured is a tile after all when its colours match at least
+this many occupied neighbours and clash with none (a tile painted like the table, e.g.
+a red-and-white tile on a red and white cloth; an empty cell showing the table would
+match three independent neighbour segments by chance about once in 200)."""
 
 
 def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray,
@@ -760,8 +774,15 @@ def _read_tiles(image, small, scale, lab_det, tdist, lattice, calibration, expos
         occupied = (occ_logit > 0) & eligible
         # then the cell's own evidence plus the colours it shows the occupied neighbours
         # (a laid figure matches at its edges), in place of their mere number
-        occ_logit = own_logit + _edge_match_evidence(
-            cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0))
+        ev, edge_llr = _edge_match_evidence(
+            cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0),
+            return_edges=True)
+        occ_logit = own_logit + ev
+        # ... and a table-coloured cell continuing the colours of several occupied
+        # neighbours, clashing with none, is a tile painted like the table
+        eligible = eligible | (tablelike & inside
+                               & ((edge_llr > 0).sum(axis=1) >= RESCUE_MATCHES)
+                               & ((edge_llr < 0).sum(axis=1) == 0))
         occupied = (occ_logit > 0) & eligible
         occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
         if not drop_clashing or grown == GROW_ROUNDS:
