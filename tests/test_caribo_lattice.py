@@ -238,3 +238,53 @@ def test_batched_cut_scores_and_paint_window_change_no_answer():
         near = caribo_lattice.cells_on_mask(h, paint.astype(np.float32), pitch, near=window)
         assert len(whole) > 0
         assert sorted(map(tuple, whole)) == sorted(map(tuple, near))
+
+
+def _perspective_figure(Ht: np.ndarray, shape=(480, 720)) -> tuple[np.ndarray, np.ndarray]:
+    """A 37-tile honeycomb drawn through the lattice homography ``Ht`` (tiles 0.94 pitch
+    across the flats, random plain paints, grey table in the gaps): ``(BGR image, cells)``."""
+    img = np.full((*shape, 3), (120, 130, 135), np.uint8)
+    rng = np.random.default_rng(11)
+    paints = [(40, 40, 200), (40, 180, 40), (200, 90, 30), (30, 200, 220), (230, 230, 230),
+              (30, 30, 30)]
+    cells = np.array([(q, r) for q in range(-3, 4) for r in range(-3, 4) if abs(q + r) <= 3])
+    face = hexlattice.hex_vertices(0.94 / math.sqrt(3))
+    for w in hexlattice.axial_to_world(cells):
+        v = hexlattice.apply_homography(Ht, w + face)
+        cv2.fillPoly(img, [np.round(v * 16).astype(np.int32)], paints[rng.integers(6)],
+                     cv2.LINE_AA, 4)
+    return img, cells
+
+
+def test_figure_refit_follows_perspective_to_the_far_tiles():
+    """A homography right on the near tiles but extrapolated (affine) to the far ones is
+    refitted on every cell's measured outline: the far tiles come back onto their cells."""
+    A = hexlattice.affine_lattice_homography(np.array([52.0, 4.0]), np.array([24.0, 44.0]),
+                                             np.array([360.0, 230.0]))
+    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0008, 1.0]]) @ A
+    Ht = Ht / Ht[2, 2]
+    img, cells = _perspective_figure(Ht)
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
+    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    # the centre tile's local affine view: exact there, drifting towards the rims
+    w0 = np.zeros(2)
+    J = np.array([(hexlattice.apply_homography(Ht, (w0 + d)[None])[0]
+                   - hexlattice.apply_homography(Ht, w0[None])[0]) for d in np.eye(2)]).T
+    H0 = np.eye(3)
+    H0[:2, :2] = J
+    H0[:2, 2] = hexlattice.apply_homography(Ht, w0[None])[0] - J @ w0
+
+    def drift(H):
+        truth = hexlattice.apply_homography(Ht, hexlattice.axial_to_world(cells))
+        w = hexlattice.apply_homography(np.linalg.inv(H), truth)
+        return np.hypot(*(w - hexlattice.axial_to_world(cells)).T)
+
+    assert drift(H0).max() > 0.3  # the far tiles are off their cells before
+    pitch = float(np.hypot(*J[:, 0]))
+    window = caribo_lattice._paint_window(cv2.boundingRect(paint.astype(np.uint8)), pitch)
+    H1 = caribo_lattice.figure_refit(H0, pitch, ridges, paint, window)
+    assert drift(H1).max() < 0.1
+    # without tile evidence (a plain table) nothing is refitted
+    flat = np.zeros_like(ridges)
+    assert caribo_lattice.figure_refit(H0, pitch, flat, paint, window) is H0

@@ -6,18 +6,23 @@ scale (a fourth strong direction on the figure itself, props beside it left out,
 "not CARIBO": :func:`figure_components`); scale and phase are searched around two seeds
 (the deepest points of the paint) by outline contrast and by how little the figure's
 outline cuts cells, and each candidate's homography of the top-face plane is regrown
-cell by cell from its seed. Candidates far below their seed's best are not refined, and
-a refined candidate that puts the same cells on the figure as an earlier one is dropped.
+cell by cell from its seed, then refitted once more on evidence measured all over the
+figure (:func:`figure_refit`: each cell's own outline offset, one robust homography
+through them all), so the far tiles under strong perspective are fitted rather than
+extrapolated from the near ones. Candidates far below their seed's best are not
+refined, and a refined candidate that puts the same cells on the figure as an earlier
+one is dropped.
 The candidates (best first) go to the tile reader, which reads every one and picks the
 one whose reading explains most.
 
 Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.4 s per photo
-(``benchmarks/caribo_lattice_ab.py``), roughly half in the scale and phase search and
-half in the regrowth; the sampling is ``cv2.remap``
-(:func:`vision.hexlattice.sample_bilinear`). Known limit (``benchmarks/
-caribo_lattice_scale.py``, dev seed 4001 hard): on 9 of 30 photos no candidate puts every
-tile on its own cell (the regrown lattice drifts off the far tiles under strong
-perspective, or the paint mask takes in a patterned table).
+before the figure-wide refit, which adds about 0.3 s (10 hard photos, interleaved); the
+sampling is ``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`). Known limits
+(``benchmarks/caribo_lattice_drift.py``, dev seeds 5000 normal / 5001 hard, after the
+figure-wide refit; 4 and 6 before): 3 of 39 normal and 6 of 30 hard photos have no
+candidate that puts every tile on its own cell - a wrong scale or line direction where
+the paint mask misses tiles painted like a patterned table (gingham), and far tiles
+drifting where they are not on the paint mask at all.
 """
 
 from __future__ import annotations
@@ -104,7 +109,8 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     out = []
     kept = []  # (H, image centres of its cells on the paint) of the lattices returned
     for H, pitch, c0 in order[:LATTICE_ALTERNATIVES]:
-        (Hr,) = _refine_lattice(H, pitch, signal, paint, c0)
+        (Hr,) = _refine_lattice(H, pitch, signal, paint, c0,
+                                _paint_window(bbox, pitch) if FIGURE_SCHEDULE else None)
         cells = cells_on_mask(Hr, paint, pitch, near=_paint_window(bbox, pitch))
         centres = hexlattice.apply_homography(Hr, hexlattice.axial_to_world(cells))
         if any(same_lattice(Hk, ck, Hr, centres) for Hk, ck in kept):
@@ -239,7 +245,7 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox) -> list:
 
 
 def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.ndarray,
-                    c0: np.ndarray) -> tuple[np.ndarray]:
+                    c0: np.ndarray, window=None) -> tuple[np.ndarray]:
     """Grow-and-refit the homography from the seed ``c0``; relabel to image up."""
     for search, radius in REFINE_SCHEDULE:
         cells = cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
@@ -248,6 +254,8 @@ def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.n
         Hn, _ = hexlattice.refine_homography(signal, H, cells, search * pitch, steps=7)
         if plausible_update(H, Hn, cells):
             H = Hn
+    if window is not None:
+        H = figure_refit(H, pitch, signal, paint, window)
     # relabel so that "right" is the shell vector nearest image +x
     shell = hexlattice.shell_vectors(np.array([
         hexlattice.apply_homography(H, np.array([[1.0, 0.0]]))[0]
@@ -256,6 +264,56 @@ def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.n
         - hexlattice.apply_homography(H, np.array([[0.0, 0.0]]))[0],
     ]))
     return (_relabel(H, shell),)
+
+
+FIGURE_SCHEDULE = ((0.3, 9), (0.15, 7), (0.07, 5))
+"""(search half-width in pitches, shifts per axis) of the figure-wide refits that end
+the regrowth: every cell on the paint measures its own offset and one robust homography
+goes through all of them."""
+FIGURE_MIN_CELLS = 8
+"""Cells on the paint below which the figure-wide refit is not made."""
+FIGURE_EXTRA = 1
+"""Rings of cells around the paint that measure too (tiles painted like the table)."""
+FIGURE_INLIER = 0.08
+"""RANSAC inlier distance (pitches) of the figure-wide refit."""
+
+
+def figure_refit(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.ndarray,
+                 window) -> np.ndarray:
+    """Refit ``H`` on measured evidence over the whole figure.
+
+    The regrowth from the seed extrapolates the near cells' homography to the far ones,
+    where a perspective error accumulates. Here every cell on the paint inside ``window``
+    (``((cx, cy), radius)`` px) finds its own best position (the shift of its honeycomb
+    outline with the most ``signal`` within ±search pitches), and one homography is
+    fitted through all those correspondences with RANSAC (:data:`FIGURE_INLIER`), with
+    shrinking searches (:data:`FIGURE_SCHEDULE`). A refit that is not a
+    :func:`plausible_update` is not taken.
+    """
+    for search, steps in FIGURE_SCHEDULE:
+        # a figure of a few tiles is wholly inside the regrowth's patch already; and a
+        # lattice finer than the tiles must not be fitted to their spokes
+        if len(cells_on_mask(H, paint, pitch, near=window)) < FIGURE_MIN_CELLS:
+            return H
+        cells = cells_on_mask(H, paint, pitch, extra=FIGURE_EXTRA, near=window)
+        world = hexlattice.axial_to_world(cells)
+        lin = np.linspace(-search * pitch, search * pitch, steps)
+        shifts = np.stack(np.meshgrid(lin, lin), axis=-1).reshape(-1, 2)
+        scores = hexlattice.outline_score(signal, H, world, shifts)
+        best = np.argmax(scores, axis=1)
+        # a cell without an outline of its own (no tile there) measures nothing
+        outlined = scores[np.arange(len(cells)), best] > 0
+        if outlined.sum() < FIGURE_MIN_CELLS:
+            return H
+        moved = hexlattice.apply_homography(H, world) + shifts[best]
+        Hn, inl = cv2.findHomography(world[outlined], moved[outlined], cv2.RANSAC,
+                                     max(1.0, FIGURE_INLIER * pitch),
+                                     maxIters=hexlattice.RANSAC_ITERATIONS)
+        if Hn is None or inl is None or inl.sum() < max(FIGURE_MIN_CELLS, 0.5 * outlined.sum()):
+            continue
+        if plausible_update(H, Hn, cells):
+            H = Hn
+    return H
 
 
 def plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
