@@ -356,3 +356,11 @@ def test_calibrated_confidences_order_flag_and_multiply():
         assert len(answer["warnings"]) == len(unsure)
         assert answer["confidence"] == pytest.approx(
             np.prod([t["confidence"] for t in answer["tiles"]]), abs=1e-4)
+
+
+def test_a_reading_whose_tiles_all_sit_at_the_floor_is_no_figure():
+    """Five tiles none above the confidence floor (a Colomino photo read as CARIBO, all
+    at 0.05) are no figure; one believable tile among them makes the reading one."""
+    floor = {"tiles": [{"confidence": c} for c in (0.05, 0.05, 0.02, 0.0, 0.05)]}
+    assert not cr._is_figure(floor)
+    assert cr._is_figure({"tiles": [*floor["tiles"], {"confidence": 0.3}]})
