@@ -123,13 +123,17 @@ def test_ruler_without_any_board_colour_is_none():
 # ended the search, though no rim markings showed around it); two 12×12 boards whose rim
 # ruler read 9 markings per side on an outline drawn through a row of tiles, beating the
 # 12×12 printed-line fit by its own score (dev 5250 normal #12 on a dark cloth, dev 5251
-# hard #1 on stripes: found as 9×9 before the finished fields of both sizes were judged)
+# hard #1 on stripes: found as 9×9 before the finished fields of both sizes were judged);
+# a 12×12 board on a floral cloth, 4000×3000 (lead's check set 565657 hard #19: the USAC
+# crossing fit straightened it into a weak 9×9 field, evidence 0.5; straightened again
+# with plain RANSAC it is 12×12, evidence 1.2)
 HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (133021088313619, "hard", 720, 1280, 12),
                (124113672743452, "normal", 1080, 1920, 12),
                (185777215870480, "hard", 1920, 1080, 12),
                (215478066355733, "normal", 1600, 1200, 12),
-               (1773018605069, "hard", 1920, 1080, 12)]
+               (1773018605069, "hard", 1920, 1080, 12),
+               (183267086446530, "hard", 4000, 3000, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")

@@ -336,7 +336,8 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5,
 
 
 def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
-                search: float = 0.2, maps=None) -> np.ndarray | None:
+                search: float = 0.2, maps=None, method: int = cv2.USAC_DEFAULT
+                ) -> np.ndarray | None:
     """Measure every grid intersection near its expected place in a rectified view.
 
     ``gray (S, S)`` shows the field ``[margin, margin + n·cell]²``. For every vertical
@@ -346,7 +347,8 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     the ``(3, 3)`` homography (rectified view → ideal view) fitted robustly
     (``cv2.USAC_DEFAULT``, inliers within 0.06 cell), or None when fewer than 12
     crossings were seen clearly. ``maps``: the view's
-    :func:`ridge_maps`, if already at hand.
+    :func:`ridge_maps`, if already at hand. ``method``: the robust fit
+    (``cv2.findHomography`` method; ``cv2.RANSAC`` gives a second, independent fit).
     """
     rx, ry = ridge_maps(gray) if maps is None else maps
     S = gray.shape[0]
@@ -378,7 +380,7 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     dst = np.stack([ideal[kk2], ideal[ll]], axis=1).astype(np.float32)
     # USAC (RANSAC with local optimisation, fixed seed: deterministic): on photos where
     # few crossings agree it stops far sooner than plain RANSAC, and its fits lie closer
-    Hm, _ = cv2.findHomography(src, dst, cv2.USAC_DEFAULT, 0.06 * cell)
+    Hm, _ = cv2.findHomography(src, dst, method, 0.06 * cell)
     return Hm
 
 
