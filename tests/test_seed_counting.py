@@ -385,3 +385,47 @@ def test_spill_places_the_hidden_seeds_in_the_spilling_pit():
     # spill absent everywhere: the same answer as without it
     none = [0.0] * 6
     assert sc.constrain_total(visible, total, spill=none) == sc.constrain_total(visible, total)
+
+
+def _ringed(centre_seed: bool, lone: bool = False):
+    """Twelve pits (radius 24 px); pits 2, 5 and 9 hold four bright seeds ringed 2 seed
+    radii from the centre and, with ``centre_seed``, a fifth one shaded by them (a third
+    of their contrast) in the middle; pits 0 and 7 one bright seed; with ``lone``, pit 11
+    one bright seed against the wall and a seed as weak as the shaded one in the middle."""
+    h, w = 120, 12 * 70
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gray = np.full((h, w), 120.0, np.float32)
+    centres = [(35 + 70 * i, 60) for i in range(12)]
+    for cx, cy in centres:
+        gray = np.where(np.hypot(xx - cx, yy - cy) < 24, 100.0, gray)
+    for i in (2, 5, 9):
+        cx, cy = centres[i]
+        for dx, dy in [(16, 0), (0, 16), (-16, 0), (0, -16)]:
+            gray = _disc(gray, xx, yy, cx + dx, cy + dy, 220.0, 110.0)
+        if centre_seed:
+            gray = _disc(gray, xx, yy, cx, cy, 140.0, 105.0)
+    for i in (0, 7):
+        gray = _disc(gray, xx, yy, centres[i][0] + 5, centres[i][1] - 4, 220.0, 110.0)
+    if lone:
+        gray = _disc(gray, xx, yy, centres[11][0] + 14, centres[11][1], 220.0, 110.0)
+        gray = _disc(gray, xx, yy, centres[11][0], centres[11][1], 140.0, 105.0)
+    masks = [np.hypot(xx - x, yy - y) < 21 for x, y in centres]
+    top = ~np.any([np.hypot(xx - x, yy - y) < 30 for x, y in centres], axis=0)
+    got = sc.count_in_masks(gray, masks, top, R, pit_centres=np.array(centres), pit_half=24)
+    return [r.visible for r in got]
+
+
+def test_shaded_seed_in_the_middle_of_a_ring_counts(monkeypatch):
+    """Five seeds in one layer: the middle one, shaded by the four around it, answers the
+    filter below the photo's threshold; centre_seeds counts it, and a bare middle stays
+    bare. Without the rule the pit reads one short (the session-7 failure class)."""
+    five = [1, 0, 5, 0, 0, 5, 0, 1, 0, 5, 0, 0]
+    four = [1, 0, 4, 0, 0, 4, 0, 1, 0, 4, 0, 0]
+    assert _ringed(True) == five
+    assert _ringed(False) == four
+    # a weak middle blob beside one seed is not shaded by a ring: not counted
+    assert _ringed(True, lone=True) == five[:11] + [1]
+    monkeypatch.setattr(sc, "CENTRE_RING", 1)
+    assert _ringed(True, lone=True) == five[:11] + [2]
+    monkeypatch.setattr(sc, "CENTRE_SEED", False)
+    assert _ringed(True) == four

@@ -36,6 +36,21 @@ beyond the pit's far rim, over bare board top (:func:`rim_spill`, parallax in th
 view). That band covered is evidence for a big pile (:func:`spill_loglik`); a bare band
 is no evidence either way (a steep view has no parallax).
 
+Four or five seeds in a pit lie in one layer, one of them in the bowl's middle ringed by
+the others, which shade it: its lit top answers the filter below the photo's threshold,
+and the pit read one short (session 7, dev 5450 normal: 17 of the 24 pits of 4-5 seeds
+read short lost their seed to the threshold, most of them in the middle or dark beans).
+The bowl's middle has no feature of its own (lit walls and rim shadows lie at the wall:
+on dev 5450 no sub-threshold bright maximum within a quarter pit radius of the centre
+was anything but a seed), so :func:`centre_seeds` counts a weaker maximum there when it
+lies clear of the seeds found and at least two seeds ring it (cached right fits,
+cavities exact off -> on: dev 5450 normal 415 -> 421/546, 5451 hard 261 -> 266/364;
+held-out 5452 normal 428 -> 433/560, 5453 hard 283 -> 284/392). Still read short: dark
+beans among light ones or on a floor of their own shade (their dark blob fails
+DARK_THRESHOLD or the gap rule, and shadows and the gaps between seeds give dark blobs
+just as strong: on dev 5450 ~25 such seeds against ~660 dark blobs that were none), and
+two seeds overlapping closer than a seed radius.
+
 Tried and dropped in session 6 (cached right fits,
 ``benchmarks/wauri_recognition_views.py``; dev 5400/5405 normal, 5401 hard, held-out
 5402 normal, 5403 hard): the spill as two-sided evidence (a bare band against big piles:
@@ -519,9 +534,9 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
     union = np.zeros(gray.shape, bool)
     for m in masks:
         union |= m
-    bright = local_maxima(resp, seed_r_px)
-    th = threshold(resp, bright, union, top)
-    bright &= resp > th
+    maxima = local_maxima(resp, seed_r_px)
+    th = threshold(resp, maxima, union, top)
+    bright = maxima & (resp > th)
     if pit_centres is not None and pit_half > 0:
         bright = drop_common(bright, resp, pit_centres, pit_half, seed_r_px, stores=stores,
                              excess=EXCESS * th)
@@ -548,7 +563,61 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
         gap = ~(dval > DOMINANCE * lit)
         dark[dy[gap], dx[gap]] = False
     bright = merge_saddles(bright, resp, seed_r_px)
-    return bright | dark
+    peaks = bright | dark
+    if CENTRE_SEED and pit_centres is not None and pit_half > 0:
+        peaks |= centre_seeds(resp, maxima, peaks, th, pit_centres, pit_half, seed_r_px)
+    return peaks
+
+
+CENTRE_SEED = True  # count a shaded seed at a pit's centre (see centre_seeds)
+CENTRE_REACH = 0.25  # ... within this many pit radii of the centre
+CENTRE_FRACTION = 0.5  # ... answering at least this share of the photo's seed threshold
+CENTRE_GAP = 1.5  # ... at least this many seed radii from every seed found
+CENTRE_RING = 2  # ... in a pit where at least this many seeds were found around it
+RING_REACH = 0.85  # the seeds of a pit: within this many pit radii of its centre
+
+
+def centre_seeds(resp: np.ndarray, maxima: np.ndarray, peaks: np.ndarray, th: float,
+                 pit_centres, pit_half: int, seed_r_px: float) -> np.ndarray:
+    """Bool ``(H, W)`` mask of the shaded seeds at the round pits' centres.
+
+    ``resp``: the filter response (:func:`blob_response`); ``maxima``: bool ``(H, W)``
+    its local maxima (:func:`local_maxima`); ``peaks``: bool ``(H, W)`` the seeds found
+    so far; ``th``: the photo's seed threshold (:func:`threshold`); ``pit_centres``:
+    ``(k, 2)`` view pixels (x, y); ``pit_half``: pit radius (px). A pit of four or five
+    seeds holds them in one layer, one of them in the bowl's middle ringed by the others,
+    which shade it: its lit top answers the filter weaker than the threshold. The bowl's
+    middle has no feature of its own (a lit wall, a rim shadow lie at the wall), so a
+    bright maximum within :data:`CENTRE_REACH` pit radii of a pit's centre, above
+    :data:`CENTRE_FRACTION` of the threshold, is a seed when it lies :data:`CENTRE_GAP`
+    seed radii from every seed found (not a second highlight of one) and the pit holds
+    at least :data:`CENTRE_RING` seeds found (a ring to shade it; beside a lone seed a
+    weak blob in the middle is more often the lit floor). One per pit at most.
+    """
+    out = np.zeros(resp.shape, bool)
+    cand = maxima & (resp > CENTRE_FRACTION * th) & ~peaks
+    ys, xs = np.nonzero(cand)
+    py, px = np.nonzero(peaks)
+    if not len(xs) or not len(px):
+        return out
+    pts = np.stack([xs, ys], 1).astype(np.float64)
+    centres = np.asarray(pit_centres, np.float64).reshape(-1, 2)
+    d_c = np.hypot(*(pts[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))  # (m, k)
+    keep = d_c.min(1) <= CENTRE_REACH * pit_half
+    d_p = np.hypot(xs[:, None] - px[None, :], ys[:, None] - py[None, :]).min(1)
+    keep &= d_p >= CENTRE_GAP * seed_r_px
+    # seeds found in each pit (within RING_REACH pit radii): the shade needs a ring
+    found = np.stack([px, py], 1).astype(np.float64)
+    ring = (np.hypot(*(found[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+            <= RING_REACH * pit_half).sum(0)
+    keep &= ring[d_c.argmin(1)] >= CENTRE_RING
+    taken: list[np.ndarray] = []
+    for i in np.nonzero(keep)[0][np.argsort(-resp[ys[keep], xs[keep]])]:
+        # the strongest first: two maxima this close in one bowl's middle are one seed
+        if all(np.hypot(*(pts[i] - q)) >= CENTRE_GAP * seed_r_px for q in taken):
+            taken.append(pts[i])
+            out[ys[i], xs[i]] = True
+    return out
 
 
 def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
