@@ -300,7 +300,7 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
                           "123724560910104", "hard")
     truth = {"notation": CONTENDER_FIGURE}
     # the candidates as regrown from the seed (the figure-wide refit puts the best right)
-    monkeypatch.setattr(cr.caribo_lattice, "FIGURE_SCHEDULE", ())
+    monkeypatch.setattr(cr.caribo_lattice, "FIGURE_REFIT", False)
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
     monkeypatch.setattr(cr, "CONTENDER_MARGIN", -np.inf)  # refit the best reading only
