@@ -418,6 +418,13 @@ def joker_tint(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray) -> np.nda
     return (length >= JOKER_TINT) & (z >= JOKER_TINT_Z)
 
 
+def _print_level(local: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """``(n, n, 1)`` mean balanced level of the local print ``local (n, n, 3)`` (linear
+    RGB, :func:`print_field`) under the print balance ``gain (3,)``: the light falling on
+    each cell, by which :func:`washed_tiles` and :func:`glare_free_features` scale."""
+    return np.maximum((local / gain).mean(axis=-1), 1e-4)[:, :, None]
+
+
 def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
                  cell_score: np.ndarray, thr: float, is_tile: np.ndarray) -> np.ndarray:
     """Glare-washed multi-colour tiles among the plain-looking cells: ``(n, n)`` bool.
@@ -437,14 +444,14 @@ def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
     ``tri (n, n, 4, 3)`` linear RGB, ``gain (3,)``, ``local (n, n, 3)`` the local print
     (:func:`print_field`), ``cell_score (n, n)``.
     """
-    lw = local / gain
-    level = np.maximum(lw.mean(axis=-1), 1e-4)[:, :, None]
-    d = tri / gain - lw[:, :, None, :]
+    wb = tri / gain
+    level = _print_level(local, gain)
+    d = wb - (local / gain)[:, :, None, :]
     q = (d - d.mean(axis=-1, keepdims=True)) / level[..., None]
     vary = (q.max(axis=2) - q.min(axis=2)).max(axis=-1)
     # colourfulness against the print without the glare: two most coloured triangles
     free = np.sort(q.max(axis=-1) - q.min(axis=-1), axis=-1)[..., -2:].mean(axis=-1)
-    lighter = (tri / gain).mean(axis=(2, 3)) >= level[..., 0]
+    lighter = wb.mean(axis=(2, 3)) >= level[..., 0]
     washed = (~is_tile & (cell_score > WASHED_SCORE * thr) & (vary >= WASHED_VARY)
               & (free >= thr) & lighter)
     n = tri.shape[0]
@@ -576,7 +583,7 @@ def glare_free_features(tri: np.ndarray, gain: np.ndarray, local: np.ndarray) ->
     :func:`glare_free_posteriors`).
     """
     wb = tri / gain
-    level = np.maximum((local / gain).mean(axis=-1), 1e-4)[:, :, None]
+    level = _print_level(local, gain)
     return np.stack([wb[..., 0] - wb[..., 1], wb[..., 2] - wb[..., 1]], axis=-1) / level[
         ..., None]
 
