@@ -38,7 +38,7 @@ is no evidence either way (a steep view has no parallax).
 
 Four or five seeds in a pit lie in one layer, one of them in the bowl's middle ringed by
 the others, which shade it: its lit top answers the filter below the photo's threshold,
-and the pit read one short (session 7, dev 5450 normal: 17 of the 24 pits of 4-5 seeds
+and the pit read one short (session 6, dev 5450 normal: 17 of the 24 pits of 4-5 seeds
 read short lost their seed to the threshold, most of them in the middle or dark beans).
 The bowl's middle has no feature of its own (lit walls and rim shadows lie at the wall:
 on dev 5450 no sub-threshold bright maximum within a quarter pit radius of the centre
