@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/caribo_recognition_runs.py OUT.json DIR [DIR ...]
-        [--jobs N]
+        [--jobs N] [--lattice-cache CACHE_DIR]
     .venv/bin/python benchmarks/caribo_recognition_runs.py --report OUT.json [OUT2.json]
 
 The first form reads every ``*.jpg`` of the folders as ``boardcam evaluate`` does (PIL
@@ -17,13 +17,22 @@ per folder: photos, boards perfect, piece errors, failure causes, the median CPU
 recognition / decode, the tile reliability bins and log-loss; with two files, the
 photos whose answers differ (an A/B of two versions of the recogniser).
 
+``--lattice-cache``: the lattice candidates of each photo
+(:func:`vision.caribo_lattice.find_lattice`, about 60 % of the time) are kept in
+``CACHE_DIR`` (one pickle per photo) and reused on the next run, so versions of the tile
+reading are compared on the same lattices, fast (the CPU times then leave the lattice
+search out; time with ``caribo_recognition_ab.py``).
+
 The truth is only read to score the answers, never inside the recogniser.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import pickle
 import sys
 import time
 from collections import Counter
@@ -37,11 +46,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 BINS = ((0.0, 0.5), (0.5, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 1.01))
 
 
+def _cached_lattice(find, path: Path):
+    """``find`` (:func:`vision.caribo_lattice.find_lattice`) answered from the pickle
+    ``path`` when it exists, else computed and stored there."""
+
+    def cached(*args, **kwargs):
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        found = find(*args, **kwargs)
+        path.write_bytes(pickle.dumps(found))
+        return found
+
+    return cached
+
+
 def read_photo(photo: str) -> dict:
     """Recognise one photo; the record described in the module docstring."""
     from caribo_recognition_confidence import tile_outcomes
     from caribo_recognition_failures import compare
 
+    from vision import caribo_lattice
     from vision import caribo_recognition as cr
     from vision.evaluation import compare_states
     from vision.image_io import decode_photo
@@ -63,6 +87,11 @@ def read_photo(photo: str) -> dict:
         original(answer, quality, runner_up, clashes)
 
     cr._calibrate_confidences = recording
+    find = caribo_lattice.find_lattice
+    cache = os.environ.get("CARIBO_LATTICE_CACHE")
+    if cache:
+        key = hashlib.sha1(data).hexdigest()[:16]
+        caribo_lattice.find_lattice = _cached_lattice(find, Path(cache) / f"{key}.pkl")
     rec = {"photo": str(path), "decode_s": decode}
     t0 = time.process_time()
     try:
@@ -72,6 +101,7 @@ def read_photo(photo: str) -> dict:
         rec["nothing"] = str(exc)
     finally:
         cr._calibrate_confidences = original
+        caribo_lattice.find_lattice = find
     rec["recognize_s"] = time.process_time() - t0
     if seen:
         raw, quality, runner_up, clash, shared = seen[-1]
@@ -173,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--lattice-cache", type=Path, default=None)
     ap.add_argument("out", type=Path)
     ap.add_argument("rest", nargs="*")
     args = ap.parse_args(argv)
@@ -181,6 +212,9 @@ def main(argv: list[str] | None = None) -> None:
         for other in args.rest:
             differ(a, report(Path(other)))
         return
+    if args.lattice_cache is not None:
+        args.lattice_cache.mkdir(parents=True, exist_ok=True)
+        os.environ["CARIBO_LATTICE_CACHE"] = str(args.lattice_cache)  # seen by the workers
     run(args.out, args.rest, args.jobs)
 
 

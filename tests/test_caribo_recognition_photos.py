@@ -158,7 +158,8 @@ def test_figure_is_one_connected_group():
     """A CARIBO figure is connected: a group of confident cells far from the figure (a
     prop on the table) is dropped, a group one empty cell away is joined through that
     cell when the evidence of both outweighs the doubt, and a group touching the photo's
-    border is kept (it may connect beyond it)."""
+    border is kept only when the figure touches it too (they may connect beyond it; a
+    path between them inside the photo would have been seen)."""
     figure = [(0, 0), (1, 0), (2, 0), (1, 1)]
     far = [(8, 0), (9, 0)]  # a prop: no cell links it to the figure
     near = [(4, 0), (5, 0)]  # one empty cell (3, 0) between it and the figure
@@ -177,6 +178,11 @@ def test_figure_is_one_connected_group():
     inside[idx[(0, 7)]] = False  # beyond the photo's border, next to the border group
     occupied = logit > 0
     arr = np.array(cells)
+    out = cr._connected_figure(arr, logit, occupied, inside, inside)
+    got = {c for c in cells if out[idx[c]]}
+    # the figure lies wholly in the photo: the border group is a prop by the border
+    assert got == set(figure) | set(near) | set(gap)
+    inside[idx[(-1, 0)]] = False  # the figure reaches the border too
     out = cr._connected_figure(arr, logit, occupied, inside, inside)
     got = {c for c in cells if out[idx[c]]}
     assert got == set(figure) | set(near) | set(gap) | set(border)
@@ -405,3 +411,19 @@ def test_the_final_reading_grows_around_its_tiles(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(cr, "GROW_ROUNDS", 0)
     short, _ = cr.recognize_with_colours(image)
     assert len(short["tiles"]) < 15
+
+
+PROP_FIGURE = "34WB,56BG,45GS - e12GW,34SG,0 - 0,12SW,S"
+
+
+def test_a_prop_by_the_border_is_no_part_of_a_figure_in_view(cli, tmp_path):
+    """A normal photo (dev seed 6100, photo 29: 7 tiles on a blue cloth under a lamp, an
+    orange coaster near the photo's top right corner): the coaster was read as four more
+    tiles (kept as a group that might join the figure beyond the border). The figure lies
+    wholly in the photo, so nothing beyond the border joins them: the figure is read
+    exactly."""
+    image = _render_photo(cli, tmp_path / "prop.jpg", "caribo", PROP_FIGURE,
+                          "197516758077778", "normal")
+    answer, _ = cr.recognize_with_colours(image)
+    assert compare_states("caribo", {"notation": PROP_FIGURE}, answer).perfect
+    assert len(answer["tiles"]) == 7

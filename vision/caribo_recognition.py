@@ -283,9 +283,13 @@ def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray
     group joins it through one empty eligible cell touching both when the group's
     log-odds plus that cell's are positive (the most probable connected reading of the
     two), else it is dropped (a prop or table pattern read as tiles). A group touching a
-    cell outside the photo is kept: it may join the figure beyond the border.
+    cell outside the photo is kept when the figure does too: they may join beyond the
+    border (a path between them inside the photo would be seen).
     """
-    nbrs = [[int(j) for j in row if j >= 0] for row in _neighbour_table(cells)]
+    table = _neighbour_table(cells)
+    nbrs = [[int(j) for j in row if j >= 0] for row in table]
+    # cells with a neighbour beyond the photo's border (or not measured: unknown)
+    at_border = ((table < 0) | ~np.asarray(inside, bool)[np.maximum(table, 0)]).any(axis=1)
     occ = occupied.copy()
     z = np.clip(logit, -8.0, 8.0)
     groups, seen = [], set()
@@ -322,9 +326,13 @@ def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray
                     figure.add(b)
                     rest.remove(g)
                     changed = True
+    # a group can join the figure beyond the photo's border only when both reach it: the
+    # cells joining them in the photo would be seen (a prop near the border beside a
+    # figure wholly in view is no part of it)
+    figure_at_border = bool(at_border[list(figure)].any())
     for g in rest:
         # cells beyond the photo's border (not inside) may connect it to the figure
-        if any(not inside[j] for k in g for j in nbrs[k]):
+        if figure_at_border and any(not inside[j] for k in g for j in nbrs[k]):
             continue
         occ[g] = False
     return occ
