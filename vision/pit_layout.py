@@ -852,19 +852,24 @@ def _lattice_fits_found(spots: PitSpots, keep: int, min_pits: int):
     minv = np.stack([np.stack([m[:, 1, 1], -m[:, 0, 1]], 1),
                      np.stack([-m[:, 1, 0], m[:, 0, 0]], 1)], 1) / det[:, None, None]
     p32, minv = pts.astype(np.float32), minv.astype(np.float32)
-    rx = p32[None, :, 0] - p32[anchors, 0][:, None]  # (H, n)
-    ry = p32[None, :, 1] - p32[anchors, 1][:, None]
-    ci = minv[:, 0, 0, None] * rx + minv[:, 0, 1, None] * ry  # lattice coordinates
-    cj = minv[:, 1, 0, None] * rx + minv[:, 1, 1, None] * ry
+    # only the (hypothesis, spot) pairs whose spot is compatible with the anchor can vote:
+    # their lattice coordinates, in row-major (hypothesis, spot) order
+    hh, nn = np.nonzero(compat[anchors])
+    ah = anchors[hh]
+    rx = p32[nn, 0] - p32[ah, 0]
+    ry = p32[nn, 1] - p32[ah, 1]
+    ci = minv[hh, 0, 0] * rx + minv[hh, 0, 1] * ry  # lattice coordinates
+    cj = minv[hh, 1, 0] * rx + minv[hh, 1, 1] * ry
     ri, rj = np.rint(ci), np.rint(cj)
     good = ((np.abs(ci - ri) < 0.25) & (np.abs(cj - rj) < 0.25) & (np.abs(ri) <= 6)
-            & (np.abs(rj) <= 6) & compat[anchors])
-    ic = np.stack([ri, rj], 2)
+            & (np.abs(rj) <= 6))
+    hh, nn = hh[good], nn[good]
+    ri, rj = ri[good].astype(int), rj[good].astype(int)
+    starts = np.searchsorted(hh, np.arange(len(anchors) + 1))  # each hypothesis' pairs
     nh = len(anchors)
     # votes on lattice nodes -6..6, stored with an empty border (index = node + 7)
     grid = np.zeros((nh, 15, 15), np.float32)
-    hh, nn = np.nonzero(good)
-    grid[hh, ic[hh, nn, 0].astype(int) + 7, ic[hh, nn, 1].astype(int) + 7] = 1.0
+    grid[hh, ri + 7, rj + 7] = 1.0
     cum = np.zeros((nh, 16, 16), np.float32)
     cum[:, 1:, 1:] = grid.cumsum(1).cumsum(2)
 
@@ -896,8 +901,9 @@ def _lattice_fits_found(spots: PitSpots, keep: int, min_pits: int):
         along_v = bool(along[h])
         i0, j0 = int(i0s[h]), int(j0s[h])
         src, dst, key = [], [], set()
-        for k in np.nonzero(good[h])[0]:
-            i, j = int(ic[h, k, 0]) - i0, int(ic[h, k, 1]) - j0
+        for e in range(starts[h], starts[h + 1]):
+            k = nn[e]
+            i, j = int(ri[e]) - i0, int(rj[e]) - j0
             col, row = (j, i) if along_v else (i, j)
             if 0 <= col < 6 and 0 <= row < 2:
                 src.append(_LATTICE_MM[row, col])
