@@ -251,3 +251,63 @@ def test_a_glare_washed_tile_is_a_tile_but_print_and_a_joker_are_not():
     far = is_tile.copy()
     far[2, 3:5] = False
     assert not cr.washed_tiles(tri, gain, local, score, thr, far)[washed]
+
+
+def _lit_board(spot_gain: float, n: int = 9, seed: int = 0):
+    """``tri``, ``centre`` of a print board with tiles at (2, 3), (2, 4) and (6, 6), lit
+    by a smooth light plus a lamp's hot spot (a Gaussian of ``spot_gain`` at cell (6, 7),
+    1.2 cells wide), the light taken where each triangle lies."""
+    rng = np.random.default_rng(seed)
+    r, c = np.mgrid[0:n, 0:n].astype(float)
+    off = np.array([(-0.25, 0.0), (0.0, 0.25), (0.25, 0.0), (0.0, -0.25)])  # N E S W
+    tr = r[..., None] + off[:, 0]
+    tc = c[..., None] + off[:, 1]
+    light = (1.0 + 0.3 * tc / (n - 1)) * (1.0 + spot_gain * np.exp(
+        -((tr - 6) ** 2 + (tc - 7) ** 2) / (2 * 1.2 ** 2)))          # (n, n, 4)
+    tri = PRINT * light[..., None] * (1.0 + 0.01 * rng.standard_normal((n, n, 4, 3)))
+    for (rr, cc), code in {(2, 3): "RYGB", (2, 4): "BYRG", (6, 6): "GGYR"}.items():
+        for k, letter in enumerate(code):
+            tri[rr, cc, k] = np.array(PLASTIC[letter]) * light[rr, cc, k]
+    return tri, light
+
+
+def _jokers_with_steps(tri):
+    centre = tri.mean(axis=2)
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    is_tile = score > cr.tile_threshold(score)
+    return {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile, tri=tri)}
+
+
+def test_a_joker_of_the_prints_tint_steps_up_at_its_border_a_hot_spot_does_not():
+    # white plastic of nearly the print's tint, 12 % lighter, beside a tile: no tint
+    # cue and not far lighter, but a step up against the print beside it
+    tri, light = _lit_board(0.0)
+    joker = (6, 7)
+    tri[joker] = PRINT * 1.12 * light[joker][:, None]
+    assert _jokers_with_steps(tri) == {joker}
+    # without the step (the triangles not given) it is read as print
+    centre = tri.mean(axis=2)
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    assert cr.find_jokers(tn, centre, loo, score > cr.tile_threshold(score)) == []
+    # a lamp's hot spot lighting that print cell 30 % up brightens both sides of its
+    # borders alike: no joker
+    tri, _ = _lit_board(0.3)
+    assert _jokers_with_steps(tri) == set()
+
+
+def test_edge_steps_follow_a_smooth_light_and_see_a_raised_slab():
+    tri, light = _lit_board(0.3)
+    plain = np.ones(tri.shape[:2], bool)
+    plain[2, 3:5] = plain[6, 6] = False
+    step = cr.edge_steps(tri, plain)
+    assert np.isnan(step[0, :, 0]).all() and np.isnan(step[6, 5, 1])   # field edge, tile
+    quiet = np.isfinite(step) & plain[..., None]
+    assert np.abs(step[quiet]).max() < 0.8 * cr.JOKER_STEP  # (noise and curvature)
+    tri[4, 4] = tri[4, 4] * 1.2
+    assert (cr.edge_steps(tri, plain)[4, 4] > np.log(1.2) - 0.08).all()

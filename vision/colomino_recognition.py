@@ -40,7 +40,10 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    print around by more than the photo's own spread of plain print cells and of another
    tint than the print (:func:`tint_z`; a lamp's hot spot keeps the print's tint) unless
    far lighter, or as light as the print but of another tint (:func:`joker_tint`: white
-   plastic on a tinted print), and that touches a tile or the field's edge; an uncovered
+   plastic on a tinted print), or a little lighter than the print and stepping up at its
+   border against every plain print cell beside it (:func:`edge_steps`: a raised slab; a
+   lamp's hot spot brightens both sides of a border alike), and that touches a tile or
+   the field's edge; an uncovered
    printed field (a solid cell of the printed colour where the layout prints one) → ``.``.
 
 Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
@@ -139,6 +142,14 @@ JOKER_TINT_SPREAD = 0.012
 JOKER_LIGHT_Z = 10.0
 JOKER_LIGHT_TINT = 0.2
 JOKER_SURE_LIGHT = 3.0
+#: A joker is a raised white slab: where a plain print cell lies beside it, its facing
+#: triangle is lighter than that print extrapolated across the border (:func:`edge_steps`)
+#: by at least this much (log lightness) — a lamp's hot spot on the print brightens both
+#: sides of a border alike. A plain, white cell lighter than the print around by
+#: :data:`JOKER_STEP_RATIO` with such a step on every side where plain print lies beside
+#: it (at least one) is a joker, whatever its tint.
+JOKER_STEP = 0.1
+JOKER_STEP_RATIO = 1.04
 #: Passes of the local print estimate: a plain cell counts as print when its tint
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
@@ -332,7 +343,8 @@ def print_field(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray,
 
 
 def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
-                is_tile: np.ndarray) -> list[tuple[float, int, int]]:
+                is_tile: np.ndarray, tri: np.ndarray | None = None
+                ) -> list[tuple[float, int, int]]:
     """Cells holding a joker (white plastic): at most four, the lightest.
 
     ``tri_n (n, n, 4, 3)``: triangle colours divided by the local print
@@ -347,8 +359,12 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     floor are taken relative to the plain print cells of the photo (the local estimate
     lags a steep lamp fall-off the same way for all of them). A cell whose plain
     neighbour is lit up too (:data:`JOKER_HOTSPOT`) lies in a lamp's hot spot. Placed
-    tiles are connected, so a joker touches a tile or lies at the field's edge. Returns
-    ``(ratio, row, col)``, lightest first (``ratio``: lightness against the print).
+    tiles are connected, so a joker touches a tile or lies at the field's edge. With
+    ``tri (n, n, 4, 3)`` (the triangles' linear RGB, optional) a plain white cell a little
+    lighter than the print (:data:`JOKER_STEP_RATIO`) is also a joker when it stands out
+    against the print beside it by a step at the border (:data:`JOKER_STEP`,
+    :func:`edge_steps`), tint or not. Returns ``(ratio, row, col)``, lightest first
+    (``ratio``: lightness against the print).
     """
     n = tri_n.shape[0]
     chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
@@ -378,6 +394,13 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         tint = joker_tint(centre, loo, plain)
         like |= tint & (spread < JOKER_TINT_SPREAD) & (floor > JOKER_TINT_FLOOR) & (
             ratio > JOKER_TINT_RATIO)
+    # a step up at the border to the plain print beside it: a raised white slab
+    if tri is not None and plain.sum() >= 5:
+        step = edge_steps(tri, plain)
+        seen = np.isfinite(step)
+        low = np.where(seen, step, np.inf).min(axis=-1)
+        like |= (seen.any(axis=-1) & (low >= JOKER_STEP) & (ratio > JOKER_STEP_RATIO)
+                 & ~is_tile & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
     touch = cv2.dilate((is_tile | like).astype(np.uint8),
                        np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
     edge = np.zeros((n, n), bool)
@@ -385,6 +408,30 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     like &= touch | edge
     return sorted(((float(ratio[r, c]), int(r), int(c)) for r, c in zip(
         *np.nonzero(like), strict=True)), reverse=True)[:4]
+
+
+def edge_steps(tri: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """How much lighter each triangle is than the plain print beside it: ``(n, n, 4)``.
+
+    For triangle ``k`` (canonical N, E, S, W) of a cell whose neighbour across that side
+    is plain print (``plain (n, n)`` bool), the step is its log lightness (mean of the
+    linear channels of ``tri (n, n, 4, 3)``) minus the neighbour's extrapolated to it:
+    the neighbour's facing triangle plus the change from the neighbour's far triangle to
+    its facing one (a smooth light fall-off or a lamp's hot spot continues across the
+    border; a raised white slab steps up). NaN where the neighbour is not plain print or
+    beyond the field.
+    """
+    n = tri.shape[0]
+    lum = np.log(np.maximum(tri.mean(axis=-1), 1e-5))           # (n, n, 4)
+    pad = np.pad(lum, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    ok = np.pad(plain, 1, constant_values=False)
+    out = np.full((n, n, 4), np.nan)
+    for k, (dr, dc) in enumerate(((-1, 0), (0, 1), (1, 0), (0, -1))):
+        nb = pad[1 + dr:n + 1 + dr, 1 + dc:n + 1 + dc]              # neighbour across side k
+        facing, far = nb[..., (k + 2) % 4], nb[..., k]
+        step = lum[..., k] - (2.0 * facing - far)
+        out[..., k] = np.where(ok[1 + dr:n + 1 + dr, 1 + dc:n + 1 + dc], step, np.nan)
+    return out
 
 
 def tint_z(centre: np.ndarray, loo: np.ndarray, plain: np.ndarray
@@ -768,7 +815,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     cell_score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)   # two most coloured
     thr = tile_threshold(cell_score)
     is_tile = cell_score > thr
-    jokers = find_jokers(tri_n, centre, loo, is_tile)
+    jokers = find_jokers(tri_n, centre, loo, is_tile, tri=tri)
     for _, r, c in jokers:
         is_tile[r, c] = False
     # glare-washed multi-colour tiles (a joker found stays a joker)
