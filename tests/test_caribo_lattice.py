@@ -288,3 +288,34 @@ def test_figure_refit_follows_perspective_to_the_far_tiles():
     # without tile evidence (a plain table) nothing is refitted
     flat = np.zeros_like(ridges)
     assert caribo_lattice.figure_refit(H0, pitch, flat, paint, window) is H0
+
+
+def test_batched_cells_and_outline_scores_equal_one_by_one():
+    """The cells of several lattices and their outline scores, sampled at once, equal
+    those taken one lattice at a time; the window's cells are those of the whole image
+    inside the circle."""
+    H = _perspective_lattice()
+    paint = np.zeros((400, 600), np.float32)
+    cv2.ellipse(paint, (330, 220), (110, 70), 20, 0, 360, 1.0, -1)
+    Hs = [H, caribo_lattice._shifted(H, (0.3, -0.2)), H @ np.diag([0.5, 0.5, 1.0])]
+    nears = [(np.array([330.0, 220.0]), 80.0), None, (np.array([-500.0, 20.0]), 30.0)]
+    batch = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
+    for h, near, got in zip(Hs, nears, batch, strict=True):
+        alone = caribo_lattice.cells_on_mask(h, paint, 30.0, near=near)
+        assert np.array_equal(got, alone)
+        every = caribo_lattice.cells_on_mask(h, paint, 30.0, min_frac=0.0)
+        centres = hexlattice.apply_homography(h, hexlattice.axial_to_world(every))
+        frac = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
+            h, hexlattice.axial_to_world(every)[:, None] + hexlattice.interior_offsets()))
+        keep = frac.mean(axis=1) >= 0.5
+        if near is not None:
+            keep &= np.hypot(*(centres - near[0]).T) <= near[1]
+        assert sorted(map(tuple, every[keep])) == sorted(map(tuple, got))
+    assert len(batch[0]) > 3 and len(batch[2]) == 0
+    ridges = hexlattice.ridge_strength(cv2.GaussianBlur(paint, (0, 0), 2.0))
+    jobs = [(h, hexlattice.axial_to_world(c), hexlattice.shift_grid(3.0, 5))
+            for h, c in zip(Hs[:2], batch[:2], strict=True)]
+    for (h, world, shifts), got in zip(jobs, hexlattice.outline_scores(ridges, jobs),
+                                       strict=True):
+        assert got.shape == (len(world), 25)
+        assert np.array_equal(got, hexlattice.outline_score(ridges, h, world, shifts))

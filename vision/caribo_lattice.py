@@ -13,9 +13,11 @@ puts the same cells on the figure as an earlier one is dropped.
 The candidates (best first) go to the tile reader, which reads every one and picks the
 one whose reading explains most.
 
-Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.4 s per photo
+Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.36 s per photo
 without the figure-wide refit, which would add about 0.3 s (10 hard photos); the
-sampling is ``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`). Known limits
+sampling is ``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`), the lattices of a
+scale sweep, of a seed's phase candidates and their paint tests each sampled in one call
+(:func:`_cells_many`, :func:`vision.hexlattice.outline_scores`). Known limits
 (``benchmarks/caribo_lattice_drift.py``, dev seeds 5000 normal / 5001 hard, with the
 figure-wide refit on; 4 and 6 with it off): 3 of 39 normal and 6 of 30 hard photos have no
 candidate that puts every tile on its own cell - a wrong scale or line direction where
@@ -187,22 +189,31 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox) -> list:
     the figure's outline cuts through cells, compared with random phases. ``bbox``
     ``(x, y, w, h)`` is the paint's bounding box.
     """
-    curve = []
-    pitch = MIN_PITCH
     n = 8
     fr = (np.arange(n) + 0.5) / n - 0.5
+    frames = []  # (pitch, a_right, a_lr, H0) of every scale tried
+    pitch = MIN_PITCH
     while pitch <= max_pitch:
         L = pitch * A
         a_right, a_lr = L @ np.array([1.0, 0.0]), L @ np.array([0.5, SQRT3_2])
-        H0 = hexlattice.affine_lattice_homography(a_right, a_lr, c0)
-        cells = cells_on_mask(H0, paint, pitch, min_frac=0.6, near=(c0, 1.8 * pitch))
+        frames.append((pitch, a_right, a_lr,
+                       hexlattice.affine_lattice_homography(a_right, a_lr, c0)))
+        pitch *= 1.06
+    # the cells around the seed at every scale, then their outline scores, each sampled
+    # at once for all scales
+    found = _cells_many([f[3] for f in frames], paint, 0.6, [(c0, 1.8 * f[0]) for f in frames])
+    jobs, tried = [], []
+    for (pitch, a_right, a_lr, H0), cells in zip(frames, found, strict=True):
         if len(cells) >= 1:
             offs = (fr[:, None, None] * a_right + fr[None, :, None] * a_lr).reshape(-1, 2)
-            sc = hexlattice.outline_score(signal, H0, hexlattice.axial_to_world(cells), offs)
-            mean = sc.mean(axis=0)
-            k = int(np.argmax(mean))
-            curve.append((float(mean[k]), pitch, c0 + offs[k], a_right, a_lr))
-        pitch *= 1.06
+            jobs.append((H0, hexlattice.axial_to_world(cells), offs))
+            tried.append((pitch, a_right, a_lr, offs))
+    curve = []
+    for sc, (pitch, a_right, a_lr, offs) in zip(hexlattice.outline_scores(signal, jobs), tried,
+                                                strict=True):
+        mean = sc.mean(axis=0)
+        k = int(np.argmax(mean))
+        curve.append((float(mean[k]), pitch, c0 + offs[k], a_right, a_lr))
     if not curve:
         return []
     # local maxima of the outline score over scale are the candidates; the figure's
@@ -211,25 +222,28 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox) -> list:
     peaks = [i for i in range(len(curve))
              if vals[i] >= max(vals[max(0, i - 1): i + 2])]
     peaks = sorted(peaks, key=lambda i: -vals[i])[:MAX_SCALE_CANDIDATES]
-    best = None
     rng = np.random.default_rng(7)
-    scored = []
+    groups, phased = [], []
     for i in peaks:
         _, pitch_i, origin, a_right, a_lr = curve[i]
         H0 = hexlattice.affine_lattice_homography(a_right, a_lr, origin)
-        radius = 3.5 * pitch_i
         # the cut of a lattice at this scale in random phases: what "not aligned" means;
-        # all nine lattices (six random phases, three vertex phases) sampled at once
+        # the lattices of every peak (six random phases, three vertex phases) sampled at once
         randoms = [_shifted(H0, rng.uniform(-0.5, 0.5, 2)) for _ in range(6)]
         phases = [_shifted(H0, shift) for shift in hexlattice.VERTEX_COSETS]
-        cuts = _cut_scores(randoms + phases, paint, boundary, pitch_i, c0, radius)
+        groups.append((randoms + phases, pitch_i, 3.5 * pitch_i))
+        phased.append((i, pitch_i, phases))
+    all_cuts = _cut_scores_many(groups, paint, boundary, c0)
+    # a lattice so coarse that one or two cells hold the whole figure explains nothing
+    on_paint = _cells_many([Hs for _, _, phases in phased for Hs in phases], paint, 0.5,
+                           [_paint_window(bbox, p) for _, p, phases in phased for _ in phases])
+    scored = []
+    for j, ((i, pitch_i, phases), cuts) in enumerate(zip(phased, all_cuts, strict=True)):
         chance = np.mean(cuts[:6])
-        window = _paint_window(bbox, pitch_i)
-        for Hs, cut in zip(phases, cuts[6:], strict=True):
+        for m, (Hs, cut) in enumerate(zip(phases, cuts[6:], strict=True)):
             score = -cut / max(chance, 1e-6) + OUTLINE_WEIGHT * vals[i] / max(max(vals), 1e-9)
-            # a lattice so coarse that one or two cells hold the whole figure explains
-            # nothing; prefer any finer candidate
-            if len(cells_on_mask(Hs, paint, pitch_i, min_frac=0.5, near=window)) < 3:
+            # prefer any finer candidate
+            if len(on_paint[3 * j + m]) < 3:
                 score -= 1.0
             scored.append((score, pitch_i, Hs))
     top = max(c[0] for c in scored)
@@ -356,27 +370,37 @@ def _cut_scores(Hs, paint, boundary, pitch, c0, radius) -> list[float]:
     wrong scale or phase; 1.0 for a lattice without cells there. The samples of all
     lattices are taken in one :func:`vision.hexlattice.sample_bilinear` call.
     """
+    return _cut_scores_many([(Hs, pitch, radius)], paint, boundary, c0)[0]
+
+
+def _cut_scores_many(groups, paint, boundary, c0) -> list[list[float]]:
+    """:func:`_cut_scores` of several ``(Hs, pitch, radius)`` groups around one seed
+    ``c0``, all sampled in one call; one list per group."""
     inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
                           hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
-    near = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2 <= radius * radius
-    perim = float(near.sum()) + 1.0
+    d2 = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2
     points, counts = [], []
-    for H in Hs:
-        cells = cells_on_mask(H, paint, pitch, min_frac=0.0, near=(c0, radius))
-        world = hexlattice.axial_to_world(cells)
-        points.append(hexlattice.apply_homography(H, world[:, None] + inn[None]))
-        counts.append(len(cells))
+    for Hs, _, radius in groups:
+        for H in Hs:
+            cells, world = _window_cells(H, paint.shape, (c0, radius))
+            points.append(hexlattice.apply_homography(H, world[:, None] + inn[None]))
+            counts.append(len(cells))
     f = hexlattice.sample_bilinear(paint, np.concatenate(points)).mean(axis=1)
-    out, k = [], 0
-    for n in counts:
-        if n == 0:
-            out.append(1.0)
-            continue
-        part = f[k: k + n]
-        k += n
-        cut_area = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch
-        out.append(cut_area / perim)
-    return out
+    res, k, c = [], 0, 0
+    for Hs, pitch, radius in groups:
+        perim = float((d2 <= radius * radius).sum()) + 1.0
+        out = []
+        for n in counts[c: c + len(Hs)]:
+            if n == 0:
+                out.append(1.0)
+                continue
+            part = f[k: k + n]
+            k += n
+            cut_area = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch
+            out.append(cut_area / perim)
+        c += len(Hs)
+        res.append(out)
+    return res
 
 
 def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
@@ -398,38 +422,13 @@ def _relabel(H: np.ndarray, shell: np.ndarray) -> np.ndarray:
 
 def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
                    min_frac: float = 0.5, near=None) -> np.ndarray:
-    """Axial cells whose interior is mostly on ``mask`` (plus ``extra`` rings)."""
-    h, w = mask.shape
-    Hinv = np.linalg.inv(H)
-    x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
-    if near is not None:  # only the cells of the window's bounding box can qualify
-        (cx, cy), rad = near
-        x0, y0 = max(x0, cx - rad - 1.0), max(y0, cy - rad - 1.0)
-        x1, y1 = min(x1, cx + rad + 1.0), min(y1, cy + rad + 1.0)
-        if x1 <= x0 or y1 <= y0:
-            return np.zeros((0, 2), np.int64)
-    corners = np.array([[x0, y0], [x1, y0], [x0, y1], [x1, y1]], float)
-    ax = hexlattice.world_to_axial(hexlattice.apply_homography(Hinv, corners))
-    lo = np.floor(ax.min(axis=0)) - 1
-    hi = np.ceil(ax.max(axis=0)) + 1
-    if not np.isfinite(ax).all() or np.any(hi - lo > 400):
-        return np.zeros((0, 2), np.int64)
-    qq, rr = np.mgrid[lo[0]: hi[0] + 1, lo[1]: hi[1] + 1]
-    cells = np.stack([qq.ravel(), rr.ravel()], axis=1).astype(np.int64)
-    world = hexlattice.axial_to_world(cells)
-    centres = hexlattice.apply_homography(H, world)
-    inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (
-        centres[:, 1] < h)
-    if near is not None:
-        inside &= np.hypot(*(centres - near[0]).T) <= near[1]
-    cells, world = cells[inside], world[inside]
-    if min_frac <= 0.0:  # every cell qualifies: no need to measure its paint fraction
-        sel = cells
-    else:
-        pts = hexlattice.apply_homography(
-            H, world[:, None] + hexlattice.interior_offsets()[None])
-        frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32), pts).mean(axis=1)
-        sel = cells[frac >= min_frac]
+    """Axial cells ``(K, 2)`` int64 whose interior is mostly (``min_frac``) on ``mask``
+    (``(H, W)``, boolean or float), plus ``extra`` rings around them.
+
+    ``H`` is the lattice homography (world → px); ``near`` ``((cx, cy), radius)`` px
+    restricts the search to cells whose centres lie within the circle.
+    """
+    (sel,) = _cells_many([H], mask, min_frac, [near])
     if extra <= 0:
         return sel
     have = {tuple(int(x) for x in c) for c in sel}
@@ -443,3 +442,74 @@ def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
             sel = np.concatenate([sel.reshape(-1, 2), np.array(sorted(ring), np.int64)])
             have |= ring
     return sel
+
+
+def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears) -> list[np.ndarray]:
+    """:func:`cells_on_mask` (no extra rings) of several lattices ``Hs``, each with its
+    own ``near`` window (or None), the paint fractions sampled in one call."""
+    found = [_window_cells(H, mask.shape, near) for H, near in zip(Hs, nears, strict=True)]
+    if min_frac <= 0.0 or not found:  # every cell qualifies: nothing to measure
+        return [cells for cells, _ in found]
+    inn = hexlattice.interior_offsets()[None]
+    pts = [hexlattice.apply_homography(H, world[:, None] + inn)
+           for H, (_, world) in zip(Hs, found, strict=True)]
+    frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32),
+                                      np.concatenate(pts)).mean(axis=1)
+    out, k = [], 0
+    for cells, _ in found:
+        out.append(cells[frac[k: k + len(cells)] >= min_frac])
+        k += len(cells)
+    return out
+
+
+_NO_CELLS = (np.zeros((0, 2), np.int64), np.zeros((0, 2)))
+
+
+def _window_cells(H: np.ndarray, shape, near) -> tuple[np.ndarray, np.ndarray]:
+    """Axial cells ``(K, 2)`` int64 (ordered by q, then r) and their world centres
+    ``(K, 2)`` whose image centres lie in the image of ``shape`` ``(H, W)`` and in the
+    ``near`` circle ``((cx, cy), radius)`` px (None: anywhere)."""
+    h, w = shape[:2]
+    x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
+    if near is not None:  # only the cells of the window's bounding box can qualify
+        (cx, cy), rad = near
+        x0, y0 = max(x0, cx - rad - 1.0), max(y0, cy - rad - 1.0)
+        x1, y1 = min(x1, cx + rad + 1.0), min(y1, cy + rad + 1.0)
+        if x1 <= x0 or y1 <= y0:
+            return _NO_CELLS
+    # the axial range of the box's corners (called thousands of times per photo: plain
+    # floats; the adjugate maps like the inverse, and the range has a cell of slack)
+    (a, b, c), (d, e, f), (g, k, i) = H.tolist()
+    adj = ((e * i - f * k, c * k - b * i, b * f - c * e),
+           (f * g - d * i, a * i - c * g, c * d - a * f),
+           (d * k - e * g, b * g - a * k, a * e - b * d))
+    qs, rs = [], []
+    for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
+        wz = adj[2][0] * x + adj[2][1] * y + adj[2][2]
+        if wz == 0.0:
+            return _NO_CELLS
+        wx = (adj[0][0] * x + adj[0][1] * y + adj[0][2]) / wz
+        wy = (adj[1][0] * x + adj[1][1] * y + adj[1][2]) / wz
+        qs.append(wx - wy / _SQRT3)
+        rs.append(2.0 * wy / _SQRT3)
+    if not all(map(math.isfinite, qs + rs)):
+        return _NO_CELLS
+    lo_q, hi_q = math.floor(min(qs)) - 1, math.ceil(max(qs)) + 1
+    lo_r, hi_r = math.floor(min(rs)) - 1, math.ceil(max(rs)) + 1
+    if hi_q - lo_q > 400 or hi_r - lo_r > 400:
+        return _NO_CELLS
+    nq, nr = hi_q - lo_q + 1, hi_r - lo_r + 1
+    grid = np.empty((nq, nr, 2), np.int64)
+    grid[..., 0] = np.arange(lo_q, hi_q + 1)[:, None]
+    grid[..., 1] = np.arange(lo_r, hi_r + 1)[None, :]
+    cells = grid.reshape(-1, 2)
+    world = hexlattice.axial_to_world(cells)
+    centres = hexlattice.apply_homography(H, world)
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (
+        centres[:, 1] < h)
+    if near is not None:
+        inside &= np.hypot(centres[:, 0] - near[0][0], centres[:, 1] - near[0][1]) <= near[1]
+    return cells[inside], world[inside]
+
+
+_SQRT3 = math.sqrt(3.0)

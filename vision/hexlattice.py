@@ -298,18 +298,37 @@ def outline_score(edges: np.ndarray, H: np.ndarray, centres_world: np.ndarray,
     The score is the mean edge strength on the honeycomb outline minus that in the
     interior, sampled in ``edges`` (``(H, W)``, same pixel frame as ``H``).
     """
+    return outline_scores(edges, [(H, centres_world, shifts_px)])[0]
+
+
+def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
+    """:func:`outline_score` of several ``(H, centres_world (N, 2), shifts_px (S, 2))``
+    jobs, sampled in one :func:`sample_bilinear` call; one ``(N, S)`` array per job,
+    equal to the job's own :func:`outline_score`."""
     out = outline_offsets(8)
     inn = interior_offsets()
     m = len(out)
+    both = np.concatenate([out, inn])[None]
     # outline and interior points (N, M + I, 2), shifted (N, S, M + I, 2), in one sampling
-    pts = apply_homography(H, centres_world[:, None, :] + np.concatenate([out, inn])[None])
-    pts = pts.astype(np.float32)[:, None] + np.asarray(shifts_px, np.float32)[None, :, None]
-    samples = sample_bilinear(edges, pts)
+    points, shapes = [], []
+    for H, centres_world, shifts_px in jobs:
+        pts = apply_homography(H, np.asarray(centres_world)[:, None, :] + both)
+        pts = pts.astype(np.float32)[:, None] + np.asarray(shifts_px, np.float32)[None, :, None]
+        shapes.append(pts.shape[:2])
+        points.append(pts.reshape(-1, pts.shape[2], 2))
+    if not points:
+        return []
+    samples = sample_bilinear(edges, np.concatenate(points))
     so, si = samples[..., :m], samples[..., m:]
     # a robust outline mean: the tile gap is visible on most but not all edges
     k = so.shape[-1]
     o = np.partition(so, k // 4, axis=-1)[..., k // 4:].mean(axis=-1)
-    return o - si.mean(axis=-1)
+    score = o - si.mean(axis=-1)
+    res, start = [], 0
+    for n, s in shapes:
+        res.append(score[start: start + n * s].reshape(n, s))
+        start += n * s
+    return res
 
 
 RANSAC_ITERATIONS = 500
@@ -327,10 +346,22 @@ def refine_homography(edges: np.ndarray, H: np.ndarray, cells: np.ndarray,
     pixels. Returns ``(H_new, per-cell best scores (N,))``. Needs ≥ 4 cells to refit;
     otherwise only a common translation is applied.
     """
-    world = axial_to_world(cells)
+    shifts = shift_grid(search, steps)
+    scores = outline_score(edges, H, axial_to_world(cells), shifts)
+    return refit_on_scores(H, cells, shifts, scores, search)
+
+
+def shift_grid(search: float, steps: int) -> np.ndarray:
+    """``(steps², 2)`` image shifts (px) of a square grid of half-width ``search``."""
     lin = np.linspace(-search, search, steps)
-    shifts = np.stack(np.meshgrid(lin, lin), axis=-1).reshape(-1, 2)
-    scores = outline_score(edges, H, world, shifts)
+    return np.stack(np.meshgrid(lin, lin), axis=-1).reshape(-1, 2)
+
+
+def refit_on_scores(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray,
+                    scores: np.ndarray, search: float) -> tuple[np.ndarray, np.ndarray]:
+    """The refit of :func:`refine_homography` from its outline ``scores (N, S)`` of
+    ``cells (N, 2)`` shifted by ``shifts (S, 2)`` px (half-width ``search`` px)."""
+    world = axial_to_world(cells)
     best = np.argmax(scores, axis=1)
     moved = apply_homography(H, world) + shifts[best]
     best_scores = scores[np.arange(len(cells)), best]
