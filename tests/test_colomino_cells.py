@@ -202,6 +202,26 @@ def test_glare_free_features_ignore_the_lamps_glare():
     assert np.allclose(base, want)
 
 
+def test_clipped_seeds_do_not_widen_a_colour_in_the_glare_free_mixture():
+    # a hot spot: blues with red clipped (R − G seen too low), their B − G paled by the
+    # glare, seeded red as the Lab mixture reads them; red-clipped reds beside them
+    rng = np.random.default_rng(5)
+
+    def blob(centre, k, sd=0.03):
+        return np.asarray(centre, float) + sd * rng.standard_normal((k, 2))
+
+    feats = np.concatenate([blob((0.7, 0.0), 20), blob((0.3, -0.7), 20),
+                            blob((-0.4, -0.3), 20), blob((-0.1, 0.5), 20),
+                            blob((0.3, 0.02), 10), blob((-0.2, 0.4), 10)])
+    truth = np.repeat([0, 1, 2, 3, 0, 3], [20, 20, 20, 20, 10, 10])
+    init = truth.copy()
+    init[90:] = 0
+    red_clipped = np.zeros(len(feats), bool)
+    red_clipped[80:] = True
+    got = cr.glare_free_posteriors(feats, init, red_clipped).argmax(axis=1)
+    assert (got == truth).all()
+
+
 def test_red_clipped_yellows_are_not_taken_for_green():
     # (R − G, B − G) clusters of the four plastics; glare-washed yellows lost red (the
     # camera clipped it), so their R − G reads as low as green's, and they are seeded

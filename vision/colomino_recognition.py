@@ -22,8 +22,9 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    camera clipped (a lamp's hot spot) is read from the channel differences R − G and
    B − G after the print balance (:func:`glare_free_features`): a highlight adds the
    lamp's colour, the same in every balanced channel, so they keep the plastic's colour;
-   the clipped R − G counts as a lower bound (:func:`glare_free_posteriors`), and the
-   Lab mixture's reading is a weak prior there (:data:`GLARE_LAB_POWER`).
+   the clipped R − G counts as a lower bound and clipped triangles count little in the
+   classes' statistics (:func:`glare_free_posteriors`), and the Lab mixture's reading is
+   a weak prior there (:data:`GLARE_LAB_POWER`).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -181,6 +182,9 @@ CLIP_LEVEL = 250
 GLARE_LAB_POWER = 0.1
 #: Variance (squared feature units) added to every class in :func:`glare_free_posteriors`.
 GLARE_REG = 0.003
+#: Weight of a red-clipped triangle in the class statistics of
+#: :func:`glare_free_posteriors` (its seed and its R − G are unreliable).
+CLIPPED_SHARE = 0.1
 #: A plain-looking cell is a glare-washed tile (:func:`washed_tiles`) when its colour
 #: score against the print is at least this share of the photo's tile threshold ...
 WASHED_SCORE = 0.6
@@ -646,7 +650,9 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
     Where the camera clipped red (``red_clipped (N,)`` bool; a warm lamp's glare) the true
     ``R − G`` is at least the value seen: such a triangle's likelihood is the class's
     Gaussian in ``B − G`` times its chance of an ``R − G`` at or above the value seen
-    (censored), and it moves the class's ``R − G`` statistics a tenth as much. ``iters``
+    (censored), and it moves the class's statistics (both features) only
+    :data:`CLIPPED_SHARE` as much as an unclipped one: its seed, the Lab reading, is often
+    wrong in a hot spot. ``iters``
     rounds of EM (1: the seeds' classes judge every triangle once; more let a class drift
     onto printed fields counted as tiles). ``reg`` is added to every variance. None when a
     colour has fewer than ``min_count`` seeds. ``fit`` as in :func:`colour_posteriors`."""
@@ -660,12 +666,14 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
     for _ in range(iters):
         resp = resp * fit[:, None]
         nk = resp.sum(axis=0) + 1e-6
-        # a clipped triangle's R − G is a lower bound: it counts a tenth, so a colour
-        # seen only clipped still has R − G statistics
-        rf = resp * np.where(full, 1.0, 0.1)[:, None]
+        # a clipped triangle counts a tenth in the class statistics: its R − G is a lower
+        # bound, and its seed (the Lab reading) is often wrong in a hot spot (clipped
+        # blues seeded red, greens yellow, which widened those classes' B − G); a colour
+        # seen only clipped still has statistics
+        rf = resp * np.where(full, 1.0, CLIPPED_SHARE)[:, None]
         nf = rf.sum(axis=0) + 1e-6
-        my = resp.T @ y / nk
-        vy = (resp * (y[:, None] - my) ** 2).sum(axis=0) / nk + reg
+        my = rf.T @ y / nf
+        vy = (rf * (y[:, None] - my) ** 2).sum(axis=0) / nf + reg
         mx = rf.T @ x / nf
         # R − G of the unclipped triangles, with its covariance with B − G
         dx, dy = x[:, None] - mx, y[:, None] - my
