@@ -390,9 +390,16 @@ def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
     err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
               for o in (list(range(14)), flip_counts(list(range(14)))))
     assert err < 0.3 * radius
+    # the lattice's first proposal: two polish rounds leave it off, further rounds not
+    pyr = pl.Pyramid(img)
+    _n, start = pl.lattice_homographies(pyr)[0]
+    hom, found = pl.polish_fit(pyr, start)
+    contrast = pl.cavity_contrast(pyr, hom)
+    assert contrast < 0.86
+    _h, found_on, contrast_on = pl.polish_further(pyr, hom, found, contrast)
+    assert contrast_on > 0.9 and found_on == 12
     monkeypatch.setattr(pl, "POLISH_MORE", 0)
-    fit = pl.find_board(img)
-    assert fit is None or fit.contrast < 0.86
+    assert pl.polish_further(pyr, hom, found, contrast)[2] < 0.86
 
 
 # dev photo 4301 #9 (hard): a small board on a floral cloth whose blobs outnumber the pits
@@ -426,3 +433,26 @@ def test_pits_on_a_busy_cloth_are_found_among_spots_unlike_the_table(monkeypatch
     monkeypatch.setattr(pl, "TABLE_RING_DE", ())
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_the_pit_response_on_the_polish_crop_equals_the_whole_views(exact):
+    """The polish computes the pit response on _pit_crop only: within the windows it is
+    the whole view's response (up to float rounding), near the view's edges too."""
+    img = synthetic_board(4, table="gingham")
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    r, win = pl.PIT_R * PPM, int(round(pl.POLISH_WINDOW * pl.PIT_PITCH * PPM))
+    whole = pl.cavity_response(lab, r, exact=exact)
+    pred = cv2.perspectiveTransform(pl.CENTRES_MM[None, :12], _to_px())[0]
+    for shift in ((0.0, 0.0), (-pred[:, 0].min() + 5, 0.0), (0.0, -pred[:, 1].min() + 3)):
+        p = pred + np.array(shift)
+        x0, y0, x1, y1 = pl._pit_crop(p, win, r)
+        assert x1 - x0 < lab.shape[1] or shift != (0.0, 0.0)
+        crop = pl.cavity_response(lab[y0:y1, x0:x1], r, exact=exact)
+        for x, y in np.round(p).astype(int):
+            ys = slice(max(y - win, 0), y + win + 1)
+            xs = slice(max(x - win, 0), x + win + 1)
+            want = whole[ys, xs]
+            got = crop[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0]
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -533,6 +533,19 @@ def _peak(resp: np.ndarray, x: float, y: float, win: int) -> tuple[float, float]
     return qx + x0c, qy + y0c
 
 
+def _pit_crop(pred: np.ndarray, win: int, r_px: float) -> tuple[int, int, int, int]:
+    """``(x0, y0, x1, y1)``: the part of a top view on which :func:`cavity_response`
+    (radius ``r_px``) gives the whole view's values within ``win`` px of the points
+    ``pred`` ``(n, 2)``, up to float rounding (the response reaches 1.5 radii; ``x1``/
+    ``y1`` may lie beyond the view: slicing clips them). In a polish round this is the
+    middle two thirds of the view: ~1.3× faster pit responses, fits within ~0.05 px."""
+    reach = win + int(math.ceil(1.5 * r_px)) + 2
+    return (max(int(math.floor(pred[:, 0].min())) - reach, 0),
+            max(int(math.floor(pred[:, 1].min())) - reach, 0),
+            int(math.ceil(pred[:, 0].max())) + reach + 1,
+            int(math.ceil(pred[:, 1].max())) + reach + 1)
+
+
 def polish_fit(image, hom: np.ndarray, rounds: int = 2,
                exact: bool = False) -> tuple[np.ndarray, int]:
     """Refine a board homography that is already within ~1/3 pitch by locating every
@@ -576,15 +589,18 @@ def _polish_fit(image, hom: np.ndarray, rounds: int, exact: bool,
         win = int(round(POLISH_WINDOW * PIT_PITCH * ppm))
         view, to_mm = rectify(image, hom, ppm, BOARD_HALF_X + 20, BOARD_HALF_Y + 20)
         lab = cv2.cvtColor(view, cv2.COLOR_BGR2LAB).astype(np.float32)
-        pit = cavity_response(lab, PIT_R * ppm, exact=exact)
         to_px = np.linalg.inv(to_mm)
         pred = cv2.perspectiveTransform(CENTRES_MM[None], to_px)[0]
+        # the pit response only where the 12 windows reach (the stores' ends of the view
+        # are not needed here)
+        x0, y0, x1, y1 = _pit_crop(pred[:12], win, PIT_R * ppm)
+        pit = cavity_response(lab[y0:y1, x0:x1], PIT_R * ppm, exact=exact)
         src, dst = [], []
         for k in range(12):
-            q = _peak(pit, pred[k, 0], pred[k, 1], win)
+            q = _peak(pit, pred[k, 0] - x0, pred[k, 1] - y0, win)
             if q is not None:
                 src.append(CENTRES_MM[k])
-                dst.append((to_mm @ np.array([q[0], q[1], 1.0]))[:2])
+                dst.append((to_mm @ np.array([q[0] + x0, q[1] + y0, 1.0]))[:2])
         if len(src) < 6:
             return hom, 0
         src, dst = np.float64(src), np.float64(dst)
