@@ -75,8 +75,24 @@ unclipped triangles only, a median print level, more EM rounds, a stronger Lab p
 a higher :data:`CLIPPED_WEIGHT` were tried and each traded perfect boards. Missed jokers
 are mostly in hot spots as light as the print (clipped) and show no shadow at the cell
 border (the band just outside the cell as dark as the print's for 17 of 19 missed);
-lowering the tint thresholds found 3-9 of 38 missed jokers for 7-25 new false ones;
- boards on patterned tables (floral, gingham) in
+lowering the tint thresholds found 3-9 of 38 missed jokers for 7-25 new false ones.
+Seeds 6200-6203 (session 7): the step at a joker's border (:func:`edge_steps`) finds the
+jokers beside plain print; the ones still missed (3, 10, 5 and 7 of the four sets) are
+mostly enclosed by tiles and the field's edge, with no plain print beside them to step
+against. The diagonal grooves of a tile were measured as a tile-versus-print cue (photo
+resampled at 64 px per cell): one-colour tiles darken their diagonals by a median 0.4 %,
+print cells by 0.1 % (99th percentile 1 %), too weak to tell a one-colour tile from
+print. A one-colour tile on a printed field of its colour (15 cells in 160 dev photos)
+is mostly read as the uncovered field. Glare-washed tiles of red and blue
+triangles stay empty (red's R − G is clipped, so their triangles look alike:
+:data:`WASHED_VARY`). Most colour errors left are blues washed out by a warm lamp's glare
+on glossy plastic until B − G is about 0 (nothing of the blue is left to read), often on
+both sides of an edge. Balancing the glare-free features by the local print channel by
+channel (a second light's glare then neutral) traded boards (+1 on each normal set, -1 on
+held-out hard; the boundary cases were hot-spot yellows halfway to green); adapting the
+glare-free classes to the clipped triangles by EM drifted (a yellow class with 3
+unclipped seeds took 26 clipped yellows to red).
+Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
 (CPU, one thread, median over dev seeds 3250-3252; the grid search — candidate outlines,
