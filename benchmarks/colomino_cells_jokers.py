@@ -9,8 +9,10 @@ against the print around (relative to the photo's plain cells) with the photo's 
 spread of it, the floor (darkest channel against the print), the spread of the four
 triangles' chromaticities, whether the cell counted as coloured (``tile``), and its tint
 against the print (:func:`vision.colomino_recognition.tint_z`: length in log opponent
-units and robust z). A last line counts missed, false and right jokers. The truth is used
-only here, never by the recogniser.
+units and robust z), and its smallest step up at the border against the plain print
+beside it (:func:`vision.colomino_recognition.edge_steps`, log lightness; nan where no
+plain print lies beside it). A last line counts missed, false and right jokers. The
+truth is used only here, never by the recogniser.
 """
 
 from __future__ import annotations
@@ -54,8 +56,12 @@ def joker_features(canon: np.ndarray, n: int) -> dict[str, np.ndarray]:
         floor = floor / float(np.median(floor[plain]))
         sigma[:] = 1.4826 * float(np.median(np.abs(ratio[plain] - 1.0)))
         length, z = cr.tint_z(centre, loo, plain)
+    # the smallest step up at the border against the plain print beside it (NaN: none)
+    steps = cr.edge_steps(tri, plain)
+    seen = np.isfinite(steps).any(axis=-1)
+    step = np.where(seen, np.where(np.isfinite(steps), steps, np.inf).min(axis=-1), np.nan)
     return {"ratio": ratio, "sigma": sigma, "floor": floor, "spread": spread,
-            "tile": is_tile, "tint": length, "z": z}
+            "tile": is_tile, "tint": length, "z": z, "step": step}
 
 
 def main(argv=None) -> int:
@@ -95,7 +101,7 @@ def main(argv=None) -> int:
                 print(f"{Path(d).name}/{f.stem} {'OK ' if ok else 'BAD'} {t:>4}->{a:>4} "
                       f"({r},{c}) ratio={v['ratio']:.3f} sd={v['sigma']:.3f} "
                       f"floor={v['floor']:.2f} spread={v['spread']:.3f} tile={int(v['tile'])} "
-                      f"tint={v['tint']:.3f} z={v['z']:.1f}")
+                      f"tint={v['tint']:.3f} z={v['z']:.1f} step={v['step']:.3f}")
     print("jokers:", dict(counts))
     return 0
 
