@@ -24,7 +24,8 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    (9 or 12 markings) — and the printed grid of thin dark lines
    (:func:`vision.square_grid.fit_grid`); both are judged by how many grid segments show
    as lines. Crossing-by-crossing refinements (half a cell, then closer; homography by
-   ``cv2.USAC_DEFAULT``) are kept only if the lines agree better. Then the same grid
+   :func:`vision.square_grid.robust_homography`, deterministic: no random draw) are kept
+   only if the lines agree better. Then the same grid
    shifted by a cell, and the other board size around or inside it, are scored by lines
    plus rim-marking evidence
    (:func:`rim_evidence`) and taken when clearly better. When the best grid of the
@@ -32,8 +33,9 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    its finished field shows clearly more lines plus rim markings (the ruler and the line
    fit disagree on the size when the outline was drawn through a row of tiles; their
    own scores do not compare then). A finished field with little of either
-   (:data:`WEAK_FIELD`) is straightened again with plain RANSAC, an independent draw,
-   and the field with clearly more evidence is kept. A fit with neither a clear grid
+   (:data:`WEAK_FIELD`) is straightened again from its start's outline divided into the
+   other board size (the ruler can miscount a side's markings), and the field with
+   clearly more evidence is kept. A fit with neither a clear grid
    nor rim markings is no board.
 
 The result is a homography from the photo to a canonical view (:data:`CELL` px per
@@ -79,9 +81,10 @@ CLUSTER_GROWTH = 0.1
 #: size found there is still checked against the other size's best grid found so far.
 CLEAR_GRID = 0.5
 #: Printed lines plus rim markings (:func:`_field_evidence`) of a finished field below
-#: which the grid is straightened once more with an independent crossing fit (right
-#: fields on 120 dev photos, seeds 5250/5251/5253: the weakest tenth 0.36-0.78, most
-#: above 1; a 12×12 field straightened into 9×9 scored 0.5, the right one 1.2).
+#: which the start's outline is straightened once more divided into the other board
+#: size (right fields on 120 dev photos, seeds 5250/5251/5253: the weakest tenth
+#: 0.36-0.78, most above 1; the lead's 12×12 check photo straightened as 9×9 scores
+#: 0.22, as 12×12 0.82).
 WEAK_FIELD = 0.75
 #: A best grid below this score whose rim markings do not show
 #: (:data:`MIN_RIM_EVIDENCE`) does not end the search before the grown clusters.
@@ -578,37 +581,29 @@ def _rival(best, best_of_size: dict):
     return max(rival, key=lambda o: o[0]) if rival else None
 
 
-def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarray, sizes,
-                method: int = cv2.USAC_DEFAULT):
-    """Refine an n×n grid ``Hu`` (image → unit field square) crossing by crossing, then
-    settle its size and placement (:func:`_settle_size`). ``image_gray``: the photo's grey
-    copy (the grid is refined on grey views warped from it, a third of the work of warping
-    colour; the colour view is warped once the grid is fixed). Returns ``(n, Hc, canon)``
-    as :func:`locate_field`."""
+def _refine(image_gray: np.ndarray, n: int, Hc: np.ndarray, searches, gray=None,
+            method: int | None = None):
+    """Refine an n×n grid ``Hc`` (image → canonical view) crossing by crossing
+    (:func:`vision.square_grid.refine_grid`, searching ``searches`` cells around every
+    expected crossing in turn), keeping a refinement only where the printed lines agree
+    better with it (blurred photos may show no lines at all). ``gray``: the grey
+    canonical view of ``Hc`` if at hand (else warped from ``image_gray``). Returns
+    ``(Hc, changed)``."""
     M = MARGIN_CELLS * CELL
-    img_corners = cv2.perspectiveTransform(
-        np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
-    Hc = square_homography(img_corners, n * CELL, M)
     size = n * CELL + 2 * M
-
-    def gray_view(H: np.ndarray, side: int) -> np.ndarray:
-        return cv2.warpPerspective(image_gray, H, (side, side), flags=cv2.INTER_LINEAR)
-
-    # refine crossing by crossing, first searching half a cell around every expected
-    # crossing (a grid misplaced by a fraction of a cell), then closer; keep a
-    # refinement only where the printed lines agree better with it (blurred photos may
-    # show no lines at all)
     ideal = M + np.arange(n + 1) * CELL
 
-    def lines_of(gray: np.ndarray):
+    def lines_of(view: np.ndarray):
         """The view's ridge maps (read by the refinement) and its line score."""
-        maps = ridge_maps(gray)
-        return maps, grid_line_score(gray, ideal, ideal, ridges=line_ridges(gray, maps))
+        maps = ridge_maps(view)
+        return maps, grid_line_score(view, ideal, ideal, ridges=line_ridges(view, maps))
 
-    gray = gray_view(Hc, size)
+    if gray is None:
+        gray = cv2.warpPerspective(image_gray, Hc, (size, size), flags=cv2.INTER_LINEAR)
     maps, before = lines_of(gray)
+    changed = False
     last = None  # (view, search) of the last refinement not kept: it would repeat
-    for search in (0.45, 0.45, 0.2):
+    for search in searches:
         if last is not None and last[0] is gray and last[1] == search:
             continue
         last = (gray, search)
@@ -616,10 +611,28 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
         if Hr is None or not np.all(np.isfinite(Hr)):
             continue
         Hc2 = Hr @ Hc
-        gray2 = gray_view(Hc2, size)
+        gray2 = cv2.warpPerspective(image_gray, Hc2, (size, size), flags=cv2.INTER_LINEAR)
         maps2, after = lines_of(gray2)
         if after > before + 0.02:
-            Hc, gray, maps, before = Hc2, gray2, maps2, after
+            Hc, gray, maps, before, changed = Hc2, gray2, maps2, after, True
+    return Hc, changed
+
+
+def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarray, sizes,
+                method: int | None = None):
+    """Refine an n×n grid ``Hu`` (image → unit field square) crossing by crossing
+    (:func:`_refine`: first searching half a cell around every expected crossing, a grid
+    misplaced by a fraction of a cell, then closer), then settle its size and placement
+    (:func:`_settle_size`) and refine once more if that moved it. ``image_gray``: the
+    photo's grey copy (the grid is refined on grey views warped from it, a third of the
+    work of warping colour; the colour view is warped once the grid is fixed).
+    ``method``: the crossing fit (:func:`vision.square_grid.refine_grid`; None: its
+    deterministic robust fit). Returns ``(n, Hc, canon)`` as :func:`locate_field`."""
+    M = MARGIN_CELLS * CELL
+    img_corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]], np.float64), np.linalg.inv(Hu))[0]
+    Hc = square_homography(img_corners, n * CELL, M)
+    Hc, _ = _refine(image_gray, n, Hc, (0.45, 0.45, 0.2), method=method)
     canon = None
     # the grid shifted by a cell, or the other board size around (or inside) it
     to_unit = np.array([[1, 0, -M], [0, 1, -M], [0, 0, n * CELL]], np.float64) / (n * CELL)
@@ -627,16 +640,12 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
     n2, Hc2, canon2 = _settle_size(image, n, to_unit @ Hc, sizes)
     if n2 != n or not np.allclose(Hc2 / Hc2[2, 2], Hc / Hc[2, 2], rtol=1e-6, atol=1e-6):
         n, Hc, canon = n2, Hc2, canon2
-        size = n * CELL + 2 * M
-        ideal = M + np.arange(n + 1) * CELL
-        gray = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
-        maps, before = lines_of(gray)
-        Hr = refine_grid(gray, n, CELL, M, search=0.2, maps=maps, method=method)
-        if Hr is not None and np.all(np.isfinite(Hr)):
-            Hc2 = Hr @ Hc
-            if grid_line_score(gray_view(Hc2, size), ideal, ideal) > before + 0.02:
-                Hc, canon = Hc2, None
+        Hc, changed = _refine(image_gray, n, Hc, (0.2,),
+                              gray=cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY), method=method)
+        if changed:
+            canon = None
     if canon is None:
+        size = n * CELL + 2 * M
         canon = cv2.warpPerspective(image, Hc, (size, size), flags=cv2.INTER_LINEAR)
     return n, Hc, canon
 
@@ -731,12 +740,19 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             score, (n, Hc, canon), evidence = rival[0], got, got_evidence
             start = (rival[1], rival[2])
     if evidence < WEAK_FIELD:
-        # the crossing fit is one robust draw: where the finished field shows few printed
-        # lines and rim markings, the same grid is straightened again with an
-        # independent fit (plain RANSAC), and the field with clearly more evidence wins
-        got = _straighten(image, image_gray, *start, sizes, method=cv2.RANSAC)
-        if _field_evidence(got[2], got[0]) > evidence + 0.1:
-            n, Hc, canon = got
+        # the rim ruler can count a side's markings wrong (9 read on a 12×12 board) while
+        # its outline is right, and a grid of the wrong pitch gives the crossing fit
+        # nothing to agree on (no placement of the same pitch finds the field then):
+        # where the finished field shows few printed lines and rim markings, the start's
+        # outline divided into the other board size is straightened too, and the field
+        # with clearly more evidence wins
+        for m in sizes:
+            if m == start[0]:
+                continue
+            got = _straighten(image, image_gray, m, start[1], sizes)
+            got_evidence = _field_evidence(got[2], got[0])
+            if got_evidence > evidence + 0.1:
+                (n, Hc, canon), evidence = got, got_evidence
     # a board shows its rim markings, or at least a clear grid (markings may be worn,
     # cut off by the photo or in the table's colours)
     if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:

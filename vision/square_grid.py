@@ -11,8 +11,9 @@ Pipeline pieces (all plain functions over arrays):
   could be a board's outline (edge contours, saturated-colour clusters, flat regions);
 * :func:`fit_grid_profiles` — the n+1 equally spaced lines of a grid in a roughly
   rectified view, from the projection profiles of the image gradient;
-* :func:`refine_grid` — per-intersection line positions → a homography fitted with
-  ``cv2.findHomography`` (USAC), absorbing the error of the first guess.
+* :func:`refine_grid` — per-intersection line positions → a homography fitted
+  robustly and deterministically (:func:`robust_homography`), absorbing the error of
+  the first guess.
 """
 
 from __future__ import annotations
@@ -336,7 +337,7 @@ def fit_grid(gray: np.ndarray, sizes=(9, 12), min_fill: float = 0.5,
 
 
 def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
-                search: float = 0.2, maps=None, method: int = cv2.USAC_DEFAULT
+                search: float = 0.2, maps=None, method: int | None = None
                 ) -> np.ndarray | None:
     """Measure every grid intersection near its expected place in a rectified view.
 
@@ -344,11 +345,12 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     line k and every band of rows one cell high around horizontal line l, the column of
     strongest thin-dark-line response (:func:`ridge_maps`) within ``±search·cell`` is
     taken (likewise for horizontal lines); their crossings become point pairs. Returns
-    the ``(3, 3)`` homography (rectified view → ideal view) fitted robustly
-    (``cv2.USAC_DEFAULT``, inliers within 0.06 cell), or None when fewer than 12
-    crossings were seen clearly. ``maps``: the view's
-    :func:`ridge_maps`, if already at hand. ``method``: the robust fit
-    (``cv2.findHomography`` method; ``cv2.RANSAC`` gives a second, independent fit).
+    the ``(3, 3)`` homography (rectified view → ideal view) fitted robustly, or None
+    when fewer than 12 crossings were seen clearly (or too few agree). ``maps``: the
+    view's :func:`ridge_maps`, if already at hand. ``method``: None for
+    :func:`robust_homography` (deterministic: the same crossings give the same fit in
+    any order), or a ``cv2.findHomography`` method (``cv2.USAC_DEFAULT``,
+    ``cv2.RANSAC``: one random draw, inliers within 0.06 cell) for comparison.
     """
     rx, ry = ridge_maps(gray) if maps is None else maps
     S = gray.shape[0]
@@ -378,10 +380,194 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
         return None
     src = np.stack([xs[ll, kk2], ys[kk2, ll]], axis=1).astype(np.float32)
     dst = np.stack([ideal[kk2], ideal[ll]], axis=1).astype(np.float32)
-    # USAC (RANSAC with local optimisation, fixed seed: deterministic): on photos where
-    # few crossings agree it stops far sooner than plain RANSAC, and its fits lie closer
+    return _fit_crossings(src, dst, cell, method)
+
+
+def _fit_crossings(src: np.ndarray, dst: np.ndarray, cell: float, method) -> np.ndarray | None:
+    """Homography ``(3, 3)`` taking the crossings measured in a view, ``src (N, 2)``, to
+    their ideal places ``dst (N, 2)`` (pixels; a cell is ``cell`` px). ``method`` None:
+    :func:`robust_homography` (deterministic, independent of the points' order); else a
+    ``cv2.findHomography`` method with inliers within 0.06 cell."""
+    if method is None:
+        return robust_homography(src, dst, cell)
     Hm, _ = cv2.findHomography(src, dst, method, 0.06 * cell)
     return Hm
+
+
+class _WeightedDLT:
+    """Weighted direct linear transform for the point pairs ``src → dst`` (``(N, 2)``
+    float64), normalised (Hartley) by one similarity taken from ``dst``; the rows of the
+    linear system are built once, each call weighs them anew."""
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray):
+        c = dst.mean(axis=0)
+        s = np.sqrt(2.0) / max(float(np.mean(np.linalg.norm(dst - c, axis=1))), 1e-9)
+        x, y = ((src - c) * s).T
+        u, v = ((dst - c) * s).T
+        one, zero = np.ones_like(x), np.zeros_like(x)
+        self.rows_u = np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=1)
+        self.rows_v = np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=1)
+        self.T = np.array([[s, 0.0, -s * c[0]], [0.0, s, -s * c[1]], [0.0, 0.0, 1.0]])
+
+    def __call__(self, w: np.ndarray) -> np.ndarray | None:
+        """The homography ``(3, 3)`` minimising the algebraic error weighted by ``w (N,)``
+        (≥ 0); None when degenerate."""
+        ru, rv = self.rows_u, self.rows_v
+        ata = (ru * w[:, None]).T @ ru + (rv * w[:, None]).T @ rv
+        vals, vecs = np.linalg.eigh(ata)
+        if vals[1] <= 1e-12 * max(vals[-1], 1e-300):
+            return None
+        Hn = vecs[:, 0].reshape(3, 3)
+        H = np.linalg.solve(self.T, Hn @ self.T)
+        return H / H[2, 2] if abs(H[2, 2]) > 1e-12 else None
+
+
+def _residuals(H: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Distances ``(N,)`` between ``H`` applied to ``src`` and ``dst`` (``(N, 2)``)."""
+    p = src @ H[:, :2].T + H[:, 2]
+    z = np.where(np.abs(p[:, 2]) > 1e-12, p[:, 2], 1e-12)
+    return np.hypot(p[:, 0] / z - dst[:, 0], p[:, 1] / z - dst[:, 1])
+
+
+#: Robust crossing fit (:func:`robust_homography`): a crossing within this many cells of a
+#: hypothesis supports it fully (truncated quadratic cost); the Tukey scales (cells) of
+#: the reweighted polish; the least support (sum of weights) a fit needs; hypotheses are
+#: rectangles of crossings at least this many cells apart each way.
+ROBUST_INLIER = 0.08
+ROBUST_SCALES = (0.15, 0.1)
+ROBUST_MIN_SUPPORT = 8.0
+ROBUST_SPAN = 2
+
+
+def _quad_homographies(quads: np.ndarray, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Homographies ``(K, 3, 3)`` taking each quad ``quads (K, 4, 2)`` (corners in the
+    order (u0, v0), (u1, v0), (u1, v1), (u0, v1) of its rectangle) onto its axis-aligned
+    rectangle ``rects (K, 4)`` = ``(u0, v0, u1, v1)``, in closed form (unit square → quad,
+    Heckbert, inverted by its adjugate); and which of them are proper ``(K,)`` bool."""
+    x0, y0 = quads[:, 0, 0], quads[:, 0, 1]
+    x1, y1 = quads[:, 1, 0], quads[:, 1, 1]
+    x2, y2 = quads[:, 2, 0], quads[:, 2, 1]
+    x3, y3 = quads[:, 3, 0], quads[:, 3, 1]
+    dx1, dx2, dx3 = x1 - x2, x3 - x2, x0 - x1 + x2 - x3
+    dy1, dy2, dy3 = y1 - y2, y3 - y2, y0 - y1 + y2 - y3
+    den = dx1 * dy2 - dx2 * dy1
+    ok = np.abs(den) > 1e-9
+    den = np.where(ok, den, 1.0)
+    g = (dx3 * dy2 - dx2 * dy3) / den
+    h = (dx1 * dy3 - dx3 * dy1) / den
+    M = np.empty((len(quads), 3, 3))
+    M[:, 0] = np.stack([x1 - x0 + g * x1, x3 - x0 + h * x3, x0], axis=1)
+    M[:, 1] = np.stack([y1 - y0 + g * y1, y3 - y0 + h * y3, y0], axis=1)
+    M[:, 2] = np.stack([g, h, np.ones_like(g)], axis=1)
+    # inverse up to scale: the adjugate (no exception for a degenerate quad)
+    inv = np.empty_like(M)
+    inv[:, 0, 0] = M[:, 1, 1] * M[:, 2, 2] - M[:, 1, 2] * M[:, 2, 1]
+    inv[:, 0, 1] = M[:, 0, 2] * M[:, 2, 1] - M[:, 0, 1] * M[:, 2, 2]
+    inv[:, 0, 2] = M[:, 0, 1] * M[:, 1, 2] - M[:, 0, 2] * M[:, 1, 1]
+    inv[:, 1, 0] = M[:, 1, 2] * M[:, 2, 0] - M[:, 1, 0] * M[:, 2, 2]
+    inv[:, 1, 1] = M[:, 0, 0] * M[:, 2, 2] - M[:, 0, 2] * M[:, 2, 0]
+    inv[:, 1, 2] = M[:, 0, 2] * M[:, 1, 0] - M[:, 0, 0] * M[:, 1, 2]
+    inv[:, 2, 0] = M[:, 1, 0] * M[:, 2, 1] - M[:, 1, 1] * M[:, 2, 0]
+    inv[:, 2, 1] = M[:, 0, 1] * M[:, 2, 0] - M[:, 0, 0] * M[:, 2, 1]
+    inv[:, 2, 2] = M[:, 0, 0] * M[:, 1, 1] - M[:, 0, 1] * M[:, 1, 0]
+    R = np.zeros_like(M)
+    R[:, 0, 0] = rects[:, 2] - rects[:, 0]
+    R[:, 0, 2] = rects[:, 0]
+    R[:, 1, 1] = rects[:, 3] - rects[:, 1]
+    R[:, 1, 2] = rects[:, 1]
+    R[:, 2, 2] = 1.0
+    H = R @ inv
+    ok &= np.abs(H[:, 2, 2]) > 1e-12
+    H /= np.where(ok, H[:, 2, 2], 1.0)[:, None, None]
+    return H, ok & np.all(np.isfinite(H), axis=(1, 2))
+
+
+def _rectangle_hypotheses(src: np.ndarray, dst: np.ndarray, cell: float):
+    """Every rectangle of measured crossings (four crossings at grid places (k0, l0),
+    (k1, l0), (k1, l1), (k0, l1), at least :data:`ROBUST_SPAN` cells apart each way) as
+    a homography hypothesis: ``(K, 3, 3)``, ordered by the grid places (not by the order
+    of the points)."""
+    base = dst.min(axis=0)
+    kl = np.rint((dst - base) / cell).astype(np.int64)
+    nk, nl = int(kl[:, 0].max()) + 1, int(kl[:, 1].max()) + 1
+    at = np.full((nl, nk), -1, np.int64)
+    at[kl[:, 1], kl[:, 0]] = np.arange(len(src))
+    span = ROBUST_SPAN
+    k0, k1 = np.triu_indices(nk, span)
+    l0, l1 = np.triu_indices(nl, span)
+    if len(k0) == 0 or len(l0) == 0:
+        return np.zeros((0, 3, 3))
+    # (l pairs, k pairs): the four corners' point indices
+    c00, c10 = at[l0[:, None], k0[None, :]], at[l0[:, None], k1[None, :]]
+    c11, c01 = at[l1[:, None], k1[None, :]], at[l1[:, None], k0[None, :]]
+    have = (c00 >= 0) & (c10 >= 0) & (c11 >= 0) & (c01 >= 0)
+    corners = np.stack([c00[have], c10[have], c11[have], c01[have]], axis=1)  # (K, 4)
+    if len(corners) == 0:
+        return np.zeros((0, 3, 3))
+    rects = np.concatenate([dst[corners[:, 0]], dst[corners[:, 2]]], axis=1)
+    H, ok = _quad_homographies(src[corners], rects)
+    return H[ok]
+
+
+def _msac_costs(hyps: np.ndarray, src: np.ndarray, dst: np.ndarray, t2: float) -> np.ndarray:
+    """Truncated quadratic cost ``(K,)`` of homographies ``hyps (K, 3, 3)`` on the point
+    pairs ``src → dst`` (``(N, 2)``): squared residuals capped at ``t2``, summed."""
+    # float32: hundredths of a pixel are plenty to rank hypotheses, at half the work
+    sh = np.concatenate([src, np.ones((len(src), 1))], axis=1).T.astype(np.float32)
+    p = np.matmul(hyps.astype(np.float32), sh)                    # (K, 3, N)
+    z = p[:, 2]
+    np.copyto(z, np.float32(1e-12), where=np.abs(z) <= 1e-12)
+    u = p[:, 0] / z
+    u -= dst[:, 0].astype(np.float32)
+    v = p[:, 1] / z
+    v -= dst[:, 1].astype(np.float32)
+    u *= u
+    v *= v
+    u += v
+    np.minimum(u, np.float32(t2), out=u)
+    return u.sum(axis=1, dtype=np.float64)
+
+
+def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarray | None:
+    """Deterministic robust homography ``(3, 3)`` from crossings measured in a view
+    (``src (N, 2)``) to their ideal places on a grid of ``cell`` px (``dst (N, 2)``).
+
+    Every rectangle of measured crossings at least two cells wide and high
+    (:func:`_rectangle_hypotheses`), and the identity, propose a homography; the one
+    with the least truncated quadratic cost (residuals capped at :data:`ROBUST_INLIER`
+    cells: an exhaustive MSAC, no random draw) is polished by iteratively reweighted
+    least squares (weighted DLT, Tukey's biweight at :data:`ROBUST_SCALES`). The
+    answer depends on the crossings, not on their order (up to rounding). None when
+    fewer than :data:`ROBUST_MIN_SUPPORT` crossings carry the fit."""
+    src = np.asarray(src, np.float64).reshape(-1, 2)
+    dst = np.asarray(dst, np.float64).reshape(-1, 2)
+    if len(src) < 4:
+        return None
+    # the crossings in the order of their grid places: every sum below runs in the same
+    # order whatever order they came in (bit for bit the same answer)
+    order = np.lexsort((dst[:, 0], dst[:, 1]))
+    src, dst = src[order], dst[order]
+    hyps = np.concatenate([np.eye(3)[None], _rectangle_hypotheses(src, dst, cell)])
+    t2 = (ROBUST_INLIER * cell) ** 2
+    cost = _msac_costs(hyps, src, dst, t2)
+    H = hyps[int(np.argmin(cost))]
+    dlt = _WeightedDLT(src, dst)
+    for scale in ROBUST_SCALES:
+        c = scale * cell
+        for _ in range(2):
+            r = _residuals(H, src, dst)
+            w = np.square(np.clip(1.0 - np.square(r / c), 0.0, None))
+            if np.count_nonzero(w) < 4:
+                return None
+            got = dlt(w)
+            if got is None:
+                return None
+            H = got
+    r = _residuals(H, src, dst)
+    c = ROBUST_SCALES[-1] * cell
+    if float(np.square(np.clip(1.0 - np.square(r / c), 0.0, None)).sum()) < ROBUST_MIN_SUPPORT:
+        return None
+    return H
 
 
 def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
