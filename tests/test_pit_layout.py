@@ -179,8 +179,33 @@ def test_hopeless_candidates_are_not_polished_on(monkeypatch):
     n_screened = len(calls)
     calls.clear()
     monkeypatch.setattr(pl, "POLISH_SCREEN", 0.0)
+    monkeypatch.setattr(pl, "PRE_SCREEN", 0.0)
     every = pl.find_boards(img)
     assert n_screened < len(calls) / 2
+    assert all(f.contrast < 0.8 for f in screened + every)
+
+
+def test_candidates_below_the_pre_screen_are_not_polished(monkeypatch):
+    """On a photo without a board, later candidates whose unpolished contrast is below
+    PRE_SCREEN get no polish round at all (they are ranked as they are): fewer first
+    rounds than with every candidate polished, still no board."""
+    img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
+                         / "caribo_normal_113.jpg"))
+    assert img is not None
+    starts = []
+    rounds = pl._polish_rounds
+
+    def counted(image, hom, *a):
+        starts.append(hom.tobytes())
+        return rounds(image, hom, *a)
+
+    monkeypatch.setattr(pl, "_polish_rounds", counted)
+    screened = pl.find_boards(img, keep=3)
+    n_screened = len(set(starts))
+    starts.clear()
+    monkeypatch.setattr(pl, "PRE_SCREEN", 0.0)
+    every = pl.find_boards(img, keep=3)
+    assert n_screened < len(set(starts))
     assert all(f.contrast < 0.8 for f in screened + every)
 
 

@@ -36,7 +36,8 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    of board top, a ROC area: ~0.5 on a table, 0.9–1 on a board); the first clear one
    ends the search. The lattice's first fit, when it matches all 12 pits, is polished
    before the lattice's other fits are refitted; every later candidate is polished on
-   only when the polish's first, coarse round brings it to :data:`POLISH_SCREEN`.
+   only when the polish's first, coarse round brings it to :data:`POLISH_SCREEN`, and
+   not polished at all when its unpolished contrast is below :data:`PRE_SCREEN`.
 
 Measured (simulator, 40 photos each, board located = all 14 centres within 0.3 pit
 radius, ``benchmarks/wauri_board_find.py``): dev seeds 4300/4301 normal 40/40, hard
@@ -435,6 +436,8 @@ POLISH_MORE_PITS = 9  # ... when its first polish located at least this many pit
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
 POLISH_SCREEN = 0.6  # a later candidate is polished on only when the polish's first round
                      # brings its cavity contrast this high (0: every candidate polished)
+PRE_SCREEN = 0.45  # ... and not polished at all when its unpolished contrast is below this
+                  # (0: every candidate polished)
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
 RESPONSE_RMS = True  # cavity_response: RMS distance of the inner part (a pile of light and
                      # dark seeds can average to the wood's colour; measured dev 3300)
@@ -1165,6 +1168,10 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         costs ~6 contrasts) until one is clear; True then."""
         pre = [cavity_contrast(pyr, c[0]) for c in cands]
         for i in sorted(range(len(cands)), key=lambda i: -pre[i]):
+            if pre[i] < PRE_SCREEN:  # this one and the rest: ranked unpolished
+                hom0, n, score = cands[i]
+                ranked.append((pre[i], hom0, n, score))
+                continue
             if add(*cands[i], pre[i]):
                 return True
         return False
