@@ -509,23 +509,31 @@ def _rectangle_hypotheses(src: np.ndarray, dst: np.ndarray, cell: float):
     return H[ok]
 
 
-def _msac_costs(hyps: np.ndarray, src: np.ndarray, dst: np.ndarray, t2: float) -> np.ndarray:
+def _msac_costs(hyps: np.ndarray, src: np.ndarray, dst: np.ndarray, t2: float,
+                chunk: int = 256) -> np.ndarray:
     """Truncated quadratic cost ``(K,)`` of homographies ``hyps (K, 3, 3)`` on the point
-    pairs ``src → dst`` (``(N, 2)``): squared residuals capped at ``t2``, summed."""
-    # float32: hundredths of a pixel are plenty to rank hypotheses, at half the work
+    pairs ``src → dst`` (``(N, 2)``): squared residuals capped at ``t2``, summed. Float32
+    (hundredths of a pixel are plenty to rank hypotheses), ``chunk`` hypotheses at a time
+    (the work stays in the cache; every cost is computed alike in any chunk)."""
     sh = np.concatenate([src, np.ones((len(src), 1))], axis=1).T.astype(np.float32)
-    p = np.matmul(hyps.astype(np.float32), sh)                    # (K, 3, N)
-    z = p[:, 2]
-    np.copyto(z, np.float32(1e-12), where=np.abs(z) <= 1e-12)
-    u = p[:, 0] / z
-    u -= dst[:, 0].astype(np.float32)
-    v = p[:, 1] / z
-    v -= dst[:, 1].astype(np.float32)
-    u *= u
-    v *= v
-    u += v
-    np.minimum(u, np.float32(t2), out=u)
-    return u.sum(axis=1, dtype=np.float64)
+    h32 = hyps.astype(np.float32)
+    d0, d1 = dst[:, 0].astype(np.float32), dst[:, 1].astype(np.float32)
+    cap, tiny = np.float32(t2), np.float32(1e-12)
+    out = np.empty(len(hyps))
+    for a in range(0, len(hyps), chunk):
+        p = np.matmul(h32[a:a + chunk], sh)                      # (k, 3, N)
+        z = p[:, 2]
+        np.copyto(z, tiny, where=np.abs(z) <= tiny)
+        u = p[:, 0] / z
+        u -= d0
+        v = p[:, 1] / z
+        v -= d1
+        u *= u
+        v *= v
+        u += v
+        np.minimum(u, cap, out=u)
+        out[a:a + chunk] = u.sum(axis=1, dtype=np.float64)
+    return out
 
 
 def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarray | None:
