@@ -26,6 +26,9 @@ the tables can be recomputed for other weights without reading the photos again:
 ``--fit``
     fit the weights (logistic regression, label = tile right) on the tiles of the
     folders, print them and the tables before (current weights) and after (fitted).
+``--runs R.json``
+    take the folders' photos from a ``caribo_recognition_runs.py`` result file (it
+    records the same features and outcomes) instead of reading them.
 """
 
 from __future__ import annotations
@@ -185,8 +188,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--weights", type=lambda s: tuple(float(v) for v in s.split(",")))
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--runs", type=Path)
     args = ap.parse_args(argv)
     cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
+    if args.runs:
+        for key, recs in json.loads(args.runs.read_text()).items():
+            cache[key] = [{**r, "raw": r.get("raw") if "right" in r else None}
+                          for r in recs if "perfect" in r]
     photos = []
     for folder in args.folders:
         key = str(Path(folder).resolve())
