@@ -75,7 +75,13 @@ shared edges as a sixth Platt feature got weight 0.07 (no gain); refitting all w
 on 6100/6101 lowered the held-out (6102/6103) tile log-loss 0.128 → 0.105 but raised the
 board log-loss 0.281 → 0.321, so the weights stay. Held-out tiles confirmed by at most
 one matching edge: 71, right 41 %, stated 0.47 on average; tiles stated ≥ 0.99: 956, all
-right.
+right. Lattice sensitivity (the reason the figure refit is off): the final reading of 27
+perfectly read dev photos, its lattice shifted by 0.04 pitch in four directions, changes
+on 2 photos by one tile, both marginal table-coloured cells: the ridge contrast on the
+outline (occupancy weight 26.5) falls 0.076 → 0.044-0.058, moving the own log-odds -0.9
+→ -1.6..-2.3, and a cell's paint fit crosses the table-like veto's threshold (20). A
+shift-tolerant outline measure (best of a few offsets, or a blurred ridge map) would
+change the occupancy features the weights were fitted on.
 """
 
 from __future__ import annotations
