@@ -429,3 +429,41 @@ def test_shaded_seed_in_the_middle_of_a_ring_counts(monkeypatch):
     assert _ringed(True, lone=True) == five[:11] + [2]
     monkeypatch.setattr(sc, "CENTRE_SEED", False)
     assert _ringed(True) == four
+
+
+def test_count_marginals_equal_their_definition():
+    """count_marginals is P(count_i = c | readings, total prior) summed over every count
+    vector (brute force on three cavities), for the exact total and the soft prior."""
+    import itertools
+
+    visible, total = [1, 2, 3], 6
+    for weight in (None, 0.6):
+        got = sc.count_marginals(visible, total, weight)
+        cap = total if weight is None else 2 * total + 20
+        ll = sc.loglik_table(visible, cap)
+        want = np.zeros_like(got)
+        for cs in itertools.product(range(cap + 1), repeat=3):
+            t = sum(cs)
+            if t > cap or (weight is None and t != total):
+                continue
+            prior = 0.0 if weight is None else -weight * abs(t - total)
+            w = np.exp(sum(ll[i, c] for i, c in enumerate(cs)) + prior)
+            for i, c in enumerate(cs):
+                want[i, c] += w
+        want /= want.sum(1, keepdims=True)
+        assert np.allclose(got, want, atol=1e-12)
+        assert np.allclose(got.sum(1), 1.0)
+
+
+def test_the_total_shares_hidden_seeds_and_holds_sure_counts():
+    """Two pits showing five peaks and three seeds missing from the total: either pit may
+    hold them, so neither count is sure, while a pit showing one peak stays fairly sure."""
+    stores = [False] * 12 + [True] * 2
+    visible = [5, 5, 1, 0, 2, 0, 0, 3, 0, 1, 0, 2, 9, 9]
+    total = sum(visible) + 3
+    counts, _ = sc.constrain_total(visible, total, 0.6, stores)
+    marg = sc.count_marginals(visible, total, 0.6, stores)
+    conf = [marg[i, c] for i, c in enumerate(counts)]
+    assert max(counts[0], counts[1]) > 5
+    assert conf[0] < 0.7 and conf[1] < 0.7
+    assert conf[2] > 0.8 and conf[2] > conf[0] + 0.5

@@ -689,6 +689,60 @@ def constrain_total(visible, total: int, weight: float | None = None, stores=Non
     return counts, float(free - best[n, end])
 
 
+def count_marginals(visible, total: int, weight: float | None = None, stores=None,
+                    cover=None, scale: float | None = None, spill=None) -> np.ndarray:
+    """Per cavity the probability of every count given all readings and the total.
+
+    The sum-product twin of :func:`constrain_total` (same :func:`loglik_table`, same
+    prior on the total: exact with ``weight=None``, else ``weight`` log-likelihood per
+    seed away from ``total``, flat over the counts otherwise): forward and backward sums
+    over the running totals give ``P(count_i = c | visible, total)``. A cavity's count
+    is sure only when no other reading could take its seeds: a pit showing five peaks
+    beside a pile the total must fill shares the hidden seeds with it, a pit showing two
+    in a photo whose other cavities are all sure is held by the total. Returns a
+    ``(len(visible), cap + 1)`` array (rows sum to 1; ``cap`` as in
+    :func:`constrain_total`).
+    """
+    n = len(visible)
+    cap = total if weight is None else 2 * total + 20
+    ll = loglik_table(visible, cap, stores, cover=cover, scale=scale, spill=spill)
+    ts = np.arange(cap + 1)
+    if weight is None:
+        end = np.where(ts == total, 0.0, -np.inf)
+    else:
+        end = -weight * np.abs(ts - total).astype(np.float64)
+    # shift[t, c] = t - c (running total before a cavity holding c), valid when >= 0
+    before = ts[:, None] - ts[None, :]
+    valid = before >= 0
+    idx = np.clip(before, 0, cap)
+    fwd = np.full((n + 1, cap + 1), -np.inf)
+    fwd[0, 0] = 0.0
+    for i in range(n):
+        terms = np.where(valid, fwd[i][idx] + ll[i][None, :], -np.inf)  # (t, c)
+        fwd[i + 1] = _logsumexp(terms, axis=1)
+    bwd = np.full((n + 1, cap + 1), -np.inf)
+    bwd[n] = end
+    after = ts[:, None] + ts[None, :]  # (t before, c) -> total after
+    ok = after <= cap
+    idx_a = np.clip(after, 0, cap)
+    out = np.zeros((n, cap + 1))
+    for i in range(n - 1, -1, -1):
+        # joint[t, c]: running total t before cavity i, count c in it, the rest after
+        joint = np.where(ok, fwd[i][:, None] + ll[i][None, :] + bwd[i + 1][idx_a], -np.inf)
+        bwd[i] = _logsumexp(np.where(ok, ll[i][None, :] + bwd[i + 1][idx_a], -np.inf), axis=1)
+        m = _logsumexp(joint, axis=0)
+        p = np.exp(m - m.max())
+        out[i] = p / p.sum()
+    return out
+
+
+def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    top = np.max(a, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(top, axis) + np.log(np.exp(a - top).sum(axis=axis))
+
+
 def most_likely(visible, max_count: int = 60, stores=None, cover=None,
                 scale: float | None = None, spill=None) -> list[int]:
     """The unconstrained answer: each cavity's most likely count (``stores``, ``cover``,

@@ -310,10 +310,24 @@ def bowl_check(view: np.ndarray, to_mm: np.ndarray, readings: list[sc.CavityRead
 
 # --------------------------------------------------------------------------- counts
 def count_confidences(visible, counts, max_count: int = 60, cover=None,
-                      scale: float | None = None, spill=None) -> list[float]:
-    """Per cavity: P(true count == answered count | visible peaks, cover and spill),
-    flat prior (``cover``/``scale``/``spill``: see
-    :func:`vision.seed_counting.loglik_table`)."""
+                      scale: float | None = None, spill=None,
+                      total: int | None = None) -> list[float]:
+    """Per cavity: P(true count == answered count | the readings).
+
+    Without ``total``: each cavity's own visible peaks, cover and spill, flat prior
+    (``cover``/``scale``/``spill``: see :func:`vision.seed_counting.loglik_table`).
+    With ``total`` (the seeds in play, under the same soft prior :data:`TOTAL_WEIGHT`
+    that :func:`best_counts` fits): the marginal given every cavity's reading and the
+    total (:func:`vision.seed_counting.count_marginals`), so a count the total pins is
+    sure and the hidden seeds a pile may hold are shared among the cavities that could
+    hold them. Measured on cached right fits (dev 6400 normal + 6401 hard, 1008
+    cavities): the flat-prior confidence was under-confident (answers at 0.64 right 89 %
+    of the time, at 0.10 right 34 %).
+    """
+    if total is not None:
+        marg = sc.count_marginals(visible, total, TOTAL_WEIGHT, STORES, cover, scale, spill)
+        return [float(marg[i, c]) if c < marg.shape[1] else 0.0
+                for i, c in enumerate(counts)]
     ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES,
                          cover=cover, scale=scale, spill=spill)
     p = np.exp(ll - ll.max(1, keepdims=True))
@@ -636,7 +650,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.extend(w)
         warnings.append("the photo cannot tell whose move it is: to_move assumed south")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale, spill=reading.spill)
+                                 scale=reading.cover_scale, spill=reading.spill, total=total)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, "south")
         board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
@@ -652,7 +666,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.append("no legal turn from the previous position explains the photo; "
                         "the raw reading is returned")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale, spill=reading.spill)
+                                 scale=reading.cover_scale, spill=reading.spill, total=total)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, prev.to_move)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
