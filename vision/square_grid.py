@@ -380,16 +380,19 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
         return None
     src = np.stack([xs[ll, kk2], ys[kk2, ll]], axis=1).astype(np.float32)
     dst = np.stack([ideal[kk2], ideal[ll]], axis=1).astype(np.float32)
-    return _fit_crossings(src, dst, cell, method)
+    return _fit_crossings(src, dst, cell, method, search=search)
 
 
-def _fit_crossings(src: np.ndarray, dst: np.ndarray, cell: float, method) -> np.ndarray | None:
+def _fit_crossings(src: np.ndarray, dst: np.ndarray, cell: float, method,
+                   search: float = 0.5) -> np.ndarray | None:
     """Homography ``(3, 3)`` taking the crossings measured in a view, ``src (N, 2)``, to
     their ideal places ``dst (N, 2)`` (pixels; a cell is ``cell`` px). ``method`` None:
     :func:`robust_homography` (deterministic, independent of the points' order); else a
-    ``cv2.findHomography`` method with inliers within 0.06 cell."""
+    ``cv2.findHomography`` method with inliers within 0.06 cell. ``search``: how far
+    (cells) the crossings were searched; below :data:`ROBUST_LOCAL` the robust fit only
+    polishes the view as it is (every crossing lies that close to its place)."""
     if method is None:
-        return robust_homography(src, dst, cell)
+        return robust_homography(src, dst, cell, local=search < ROBUST_LOCAL)
     Hm, _ = cv2.findHomography(src, dst, method, 0.06 * cell)
     return Hm
 
@@ -437,6 +440,8 @@ ROBUST_INLIER = 0.08
 ROBUST_SCALES = (0.15, 0.1)
 ROBUST_MIN_SUPPORT = 8.0
 ROBUST_SPAN = 2
+#: Crossings searched closer than this (cells) around their places: only the polish.
+ROBUST_LOCAL = 0.3
 
 
 def _quad_homographies(quads: np.ndarray, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -536,7 +541,8 @@ def _msac_costs(hyps: np.ndarray, src: np.ndarray, dst: np.ndarray, t2: float,
     return out
 
 
-def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarray | None:
+def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float,
+                      local: bool = False) -> np.ndarray | None:
     """Deterministic robust homography ``(3, 3)`` from crossings measured in a view
     (``src (N, 2)``) to their ideal places on a grid of ``cell`` px (``dst (N, 2)``).
 
@@ -544,9 +550,11 @@ def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarr
     (:func:`_rectangle_hypotheses`), and the identity, propose a homography; the one
     with the least truncated quadratic cost (residuals capped at :data:`ROBUST_INLIER`
     cells: an exhaustive MSAC, no random draw) is polished by iteratively reweighted
-    least squares (weighted DLT, Tukey's biweight at :data:`ROBUST_SCALES`). The
-    answer depends on the crossings, not on their order (up to rounding). None when
-    fewer than :data:`ROBUST_MIN_SUPPORT` crossings carry the fit."""
+    least squares (weighted DLT, Tukey's biweight at :data:`ROBUST_SCALES`). ``local``:
+    the view is nearly right (crossings searched within :data:`ROBUST_LOCAL` cell), only
+    the identity is polished. The answer depends on the crossings, not on their order
+    (bit for bit). None when fewer than :data:`ROBUST_MIN_SUPPORT` crossings carry the
+    fit."""
     src = np.asarray(src, np.float64).reshape(-1, 2)
     dst = np.asarray(dst, np.float64).reshape(-1, 2)
     if len(src) < 4:
@@ -555,11 +563,25 @@ def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarr
     # order whatever order they came in (bit for bit the same answer)
     order = np.lexsort((dst[:, 0], dst[:, 1]))
     src, dst = src[order], dst[order]
+    dlt = _WeightedDLT(src, dst)
+    if local:
+        # a view nearly right (every crossing searched close to its place): the polish
+        # from the view as it is
+        got = _polish(np.eye(3), src, dst, cell, dlt)
+        return None if got is None or got[1] < ROBUST_MIN_SUPPORT else got[0]
     hyps = np.concatenate([np.eye(3)[None], _rectangle_hypotheses(src, dst, cell)])
     t2 = (ROBUST_INLIER * cell) ** 2
     cost = _msac_costs(hyps, src, dst, t2)
-    H = hyps[int(np.argmin(cost))]
-    dlt = _WeightedDLT(src, dst)
+    got = _polish(hyps[int(np.argmin(cost))], src, dst, cell, dlt)
+    if got is None or got[1] < ROBUST_MIN_SUPPORT:
+        return None
+    return got[0]
+
+
+def _polish(H: np.ndarray, src: np.ndarray, dst: np.ndarray, cell: float, dlt: _WeightedDLT):
+    """Iteratively reweighted least squares from ``H`` (Tukey's biweight at
+    :data:`ROBUST_SCALES` cells, two rounds each): ``(H, support)`` — the support is the
+    sum of the weights at the last scale — or None when degenerate."""
     for scale in ROBUST_SCALES:
         c = scale * cell
         for _ in range(2):
@@ -573,9 +595,7 @@ def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float) -> np.ndarr
             H = got
     r = _residuals(H, src, dst)
     c = ROBUST_SCALES[-1] * cell
-    if float(np.square(np.clip(1.0 - np.square(r / c), 0.0, None)).sum()) < ROBUST_MIN_SUPPORT:
-        return None
-    return H
+    return H, float(np.square(np.clip(1.0 - np.square(r / c), 0.0, None)).sum())
 
 
 def _robust_line(t: np.ndarray, d: np.ndarray, iters: int = 3):
