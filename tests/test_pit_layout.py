@@ -481,3 +481,33 @@ def test_the_pit_response_on_the_polish_crop_equals_the_whole_views(exact):
             got = crop[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0]
             assert got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+# dev photo 6301 #1 (hard): a dark board seen at a slant on a cloth under a 2800 K lamp;
+# only the board body's rectangle comes near, and its first, coarse polish round places
+# all 12 pits while its contrast stays at ~0.53 (a pitch off along the board)
+SLANT_STATE = {"game": "wauri", "south": [1, 0, 4, 4, 5, 2], "north": [2, 4, 11, 4, 1, 0],
+               "stores": {"south": 6, "north": 4}, "to_move": "north"}
+SLANT_SEED = 261870154722951
+
+
+def test_a_candidate_whose_first_round_places_every_pit_is_polished_on(monkeypatch):
+    """A later candidate below POLISH_SCREEN after the coarse round is still polished on
+    when that round located all 12 pits (SCREEN_PITS): polishing further locates the
+    board; without that rule the photo has no board."""
+    from vision.simulator.dataset import render_state
+    from vision.wauri_recognition import flip_counts
+
+    photo = render_state("wauri", SLANT_STATE, SLANT_SEED, "hard")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    fit = pl.find_board(img)
+    assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
+    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    want = np.array([by[c.name] for c in pl.CAVITIES])
+    radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
+    err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
+              for o in (list(range(14)), flip_counts(list(range(14)))))
+    assert err < 0.3 * radius
+    monkeypatch.setattr(pl, "SCREEN_PITS", 13)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86

@@ -436,7 +436,9 @@ POLISH_MORE_PITS = 9  # ... when its first polish located at least this many pit
 POLISH_SLACK = 0.02  # a polished fit is kept unless its cavity contrast drops by more
 POLISH_SCREEN = 0.6  # a later candidate is polished on only when the polish's first round
                      # brings its cavity contrast this high (0: every candidate polished)
-PRE_SCREEN = 0.45  # ... and not polished at all when its unpolished contrast is below this
+SCREEN_PITS = 12  # ... or when that round located this many pits (a fit a pitch off at the
+                  # far end, see polish_further, can stay below POLISH_SCREEN after it)
+PRE_SCREEN = 0.4  # ... and not polished at all when its unpolished contrast is below this
                   # (0: every candidate polished)
 POLISH_STORE_AGREE = 0.2  # a store this near (× pitch) the pits' extrapolation joins the fit
 RESPONSE_RMS = True  # cavity_response: RMS distance of the inner part (a pile of light and
@@ -1139,7 +1141,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
             c_mid = cavity_contrast(pyr, mid) if n_mid else contrast0
             if n_mid == 0:  # the polish gives up in its first round: as polish_fit does
                 hom, found = hom0, 0
-            elif c_mid < POLISH_SCREEN:
+            elif c_mid < POLISH_SCREEN and n_mid < SCREEN_PITS:
                 if c_mid < contrast0 - POLISH_SLACK:
                     mid, n_mid, c_mid = hom0, n, contrast0
                 ranked.append((c_mid, mid, n_mid, score))
