@@ -561,3 +561,24 @@ def test_pile_spill_finds_the_pile_over_the_far_rim():
     # the pile on the other side of south3, photographed upside down, is far again
     view, to_mm = _board_view(2, 1)
     assert wr.pile_spill(view, to_mm, upside_down)[2] >= sc.SPILL_SEEN
+
+
+def test_recognize_reports_confidences_given_the_total(monkeypatch):
+    """Without --previous each cavity's confidence is its count's probability given every
+    cavity's reading and the 48 seeds (seed_counting.count_marginals), not its own reading
+    alone: two pits showing five peaks that may hide the three seeds the total misses are
+    both unsure, a pit showing one peak stays sure, and the pile is named as a guess."""
+    counts = [0, 5, 1, 0, 2, 8, 0, 3, 0, 1, 0, 2, 13, 13]
+    reading = fake_reading(counts)
+    assert reading.visible[1] == reading.visible[5] == 5
+    monkeypatch.setattr(wr, "read_board", lambda image: reading)
+    answer = wr.recognize(np.zeros((8, 8, 3), np.uint8))
+    got = wr.counts_of(answer)
+    conf = [p["confidence"] for p in answer["pits"]]
+    marg = sc.count_marginals(reading.visible, 48, wr.TOTAL_WEIGHT, wr.STORES)
+    assert conf == [round(float(marg[k, c]), 3) for k, c in enumerate(got)]
+    flat = wr.count_confidences(reading.visible, got)
+    assert sum(got) == 48 and max(got[1], got[5]) > 5
+    assert conf[1] < 0.7 and conf[5] < 0.7 and conf[2] > 0.8
+    assert conf != [round(c, 3) for c in flat]
+    assert any("piles hide seeds" in w for w in answer["warnings"])
