@@ -552,9 +552,9 @@ def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float,
     cells: an exhaustive MSAC, no random draw) is polished by iteratively reweighted
     least squares (weighted DLT, Tukey's biweight at :data:`ROBUST_SCALES`). ``local``:
     the view is nearly right (crossings searched within :data:`ROBUST_LOCAL` cell), only
-    the identity is polished. The answer depends on the crossings, not on their order
-    (bit for bit). None when fewer than :data:`ROBUST_MIN_SUPPORT` crossings carry the
-    fit."""
+    the shift most crossings agree on is polished. The answer depends on the crossings,
+    not on their order (bit for bit). None when fewer than :data:`ROBUST_MIN_SUPPORT`
+    crossings carry the fit."""
     src = np.asarray(src, np.float64).reshape(-1, 2)
     dst = np.asarray(dst, np.float64).reshape(-1, 2)
     if len(src) < 4:
@@ -566,8 +566,15 @@ def robust_homography(src: np.ndarray, dst: np.ndarray, cell: float,
     dlt = _WeightedDLT(src, dst)
     if local:
         # a view nearly right (every crossing searched close to its place): the polish
-        # from the view as it is
-        got = _polish(np.eye(3), src, dst, cell, dlt)
+        # from the shift most crossings agree on
+        off = dst - src
+        near = np.abs(off[:, None, :] - off[None, :, :]).max(axis=2)
+        tol = ROBUST_INLIER * cell
+        count = np.count_nonzero(near <= tol, axis=1)
+        cost = np.minimum(near, tol).sum(axis=1)
+        t = off[np.lexsort((cost, -count))[0]]  # most agreeing, then closest; then first
+        start = np.array([[1.0, 0.0, t[0]], [0.0, 1.0, t[1]], [0.0, 0.0, 1.0]])
+        got = _polish(start, src, dst, cell, dlt)
         return None if got is None or got[1] < ROBUST_MIN_SUPPORT else got[0]
     hyps = np.concatenate([np.eye(3)[None], _rectangle_hypotheses(src, dst, cell)])
     t2 = (ROBUST_INLIER * cell) ** 2
