@@ -37,7 +37,14 @@ Pipeline (:func:`read_board`):
    |count error| 2259 -> 1814 over the five sets (hard 5403: 588 -> 396). An
    experimental comparison with the photo's empty pits (:func:`bowl_check`: peaks on
    bare floor dropped, each pit's covered share added to the likelihood) is off
-   (:data:`BOWL_CHECK`): not better on held-out photos yet.
+   (:data:`BOWL_CHECK`): not better on held-out photos yet. Each count's confidence is
+   its probability given every cavity's reading and the total
+   (:func:`count_confidences` with ``total``, :func:`vision.seed_counting.count_marginals`):
+   a pile's hidden seeds are shared among the cavities that could hold them. Session 7
+   (cached right fits, dev 6400/6401, held-out 6402/6403): the flat per-cavity
+   confidence was under-confident (Brier 0.150 dev / 0.149 held-out), given the total
+   0.124 / 0.126; counts unchanged. Left: the stores' split (their brown beans among
+   grey ones are missed, see :mod:`vision.seed_counting`) and piles of 5+.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
