@@ -60,6 +60,21 @@ contrasts ~10 ms) and ~15–80× without a clear fit. Wrong places on gingham (d
 #15, #18): the 12 pits right but a store or an end pit ~0.5 pit radius off, the rows
 bent by the lens beyond what one homography follows.
 
+Session 7 (dev 6300/6301, held-out 6302/6303, 30 each: located 29, 26 → 27, 30, 25; 0 of
+36 CARIBO/Colomino/sample photos accepted): the pit response of a polish round only on
+the part of the view its windows reach (~1.05×), later candidates below
+:data:`PRE_SCREEN` not polished (~1.1× on photos without a clear first fit), a coarse
+round that places all 12 pits passes the screen (:data:`SCREEN_PITS`, +1 dev hard
+board, ~0.95× there); together ~1.08× less CPU than at the session's start (54 dev
+photos: Wauri normal and hard, CARIBO, Colomino). Tried and dropped: no round-window
+polish of the returned fits (centre errors about double, dev hard 26 → 24); the
+lattice's first fit polished by its coarse round and then directly the round-window one
+(held-out hard 25 → 23); no colour regions (dev hard 26 → 24, held-out normal 30 → 28);
+radii from 9 px searched at half size (dev hard −1, held-out normal one wrong place);
+Lab and Lab² as one 4-channel image in :func:`pit_candidates` (identical spots, but
+slower). Clear photos still cost ~10× the decode: pit spots ~16 ms, lattice ~9 ms,
+polishes ~7 + 10 ms (the round-window round), contrasts ~6 ms, template ~3 ms.
+
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
 
