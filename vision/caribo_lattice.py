@@ -13,11 +13,12 @@ puts the same cells on the figure as an earlier one is dropped.
 The candidates (best first) go to the tile reader, which reads every one and picks the
 one whose reading explains most.
 
-Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.36 s per photo
-without the figure-wide refit, which would add about 0.3 s (10 hard photos); the
-sampling is ``cv2.remap`` (:func:`vision.hexlattice.sample_bilinear`), the lattices of a
-scale sweep, of a seed's phase candidates and their paint tests each sampled in one call
-(:func:`_cells_many`, :func:`vision.hexlattice.outline_scores`). Known limits
+Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.54 s per photo
+with three seeds (0.36 s with two, :data:`SEEDS`) and without the figure-wide refit,
+which would add about 0.3 s (10 hard photos); the sampling is ``cv2.remap``
+(:func:`vision.hexlattice.sample_bilinear`), the lattices of a scale sweep, of a seed's
+phase candidates and their paint tests each sampled in one call (:func:`_cells_many`,
+:func:`vision.hexlattice.outline_scores`). Known limits
 (``benchmarks/caribo_lattice_drift.py``, dev seeds 5000 normal / 5001 hard, with the
 figure-wide refit on; 4 and 6 with it off): 3 of 39 normal and 6 of 30 hard photos have no
 candidate that puts every tile on its own cell - a wrong scale or line direction where
@@ -40,8 +41,20 @@ LATTICE_SIGNAL = "ridge"
 OUTLINE_WEIGHT = 1.0
 SCALE_TOLERANCE = 0.15
 MAX_SCALE_CANDIDATES = 12
-LATTICE_ALTERNATIVES = 10
-SEEDS = 2
+LATTICE_ALTERNATIVES = 15
+"""Lattice candidates returned at most (every seed's best first, then the runners-up)."""
+SEEDS = 3
+"""Seeds of the scale and phase search: the deepest point of the paint, then each time
+the deepest point away from the seeds before. Measured ``boardcam evaluate --game
+caribo`` (dev seeds 6000 normal 40 / 6001 hard 30, held-out 6002 / 6003), 2 seeds and 10
+candidates → 3 seeds and 15 candidates: dev normal 75.0 → 82.5 % boards perfect (89 → 14
+tile errors), hard 73.3 → 76.7 % (116 → 112); held-out normal 77.5 % (67) unchanged, hard
+50.0 → 53.3 % (154 → 129); no photo worse. It costs CPU: find_lattice median 0.35 → 0.54 s,
+recognition 0.57 → 0.84 s per photo (20 dev photos, shared machine).
+The deepest point is often on a prop (a sheet of paper) or in a part of the figure where
+the paint mask misses tiles; a third start finds the lattice there. With 3 seeds and 10
+candidates the runners-up of the first two seeds were cut off, and held-out hard lost a
+board read right by the ninth candidate."""
 REFINE_SCHEDULE = ((0.15, 2.5), (0.12, 4.0), (0.1, 6.0), (0.08, 10.0), (0.06, 99.0),
                    (0.05, 99.0))
 """(search half-width, window radius) in pitches: the homography is refitted on a
