@@ -366,3 +366,26 @@ def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
     assert any(right())
     monkeypatch.setattr(caribo_lattice, "SEEDS", 2)
     assert not any(right())
+
+
+def test_batched_regrowth_equals_one_by_one():
+    """Several lattices regrown together (each step's cells and outline scores sampled at
+    once) end exactly where each one regrown alone does, including a start with no cells
+    near its seed."""
+    A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
+                                             np.array([360.0, 240.0]))
+    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
+    img, _ = _perspective_figure(Ht / Ht[2, 2])
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
+    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    c0 = np.array([360.0, 240.0])
+    starts = [(A, 40.0, c0), (caribo_lattice._shifted(A, (0.2, -0.1)), 40.0, c0),
+              (A @ np.diag([0.8, 0.8, 1.0]), 32.0, c0 + [20.0, 10.0]),
+              (A, 40.0, np.array([5000.0, 5000.0]))]
+    bbox = cv2.boundingRect(paint.astype(np.uint8))
+    together = caribo_lattice._refine_many(starts, ridges, paint, bbox)
+    for (H, pitch, seed), got in zip(starts, together, strict=True):
+        (alone,) = caribo_lattice._refine_lattice(H, pitch, ridges, paint, seed)
+        assert np.array_equal(got, alone)
+    assert not np.allclose(together[0], A)  # the regrowth moved it
