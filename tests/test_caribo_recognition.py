@@ -364,3 +364,21 @@ def test_a_reading_whose_tiles_all_sit_at_the_floor_is_no_figure():
     floor = {"tiles": [{"confidence": c} for c in (0.05, 0.05, 0.02, 0.0, 0.05)]}
     assert not cr._is_figure(floor)
     assert cr._is_figure({"tiles": [*floor["tiles"], {"confidence": 0.3}]})
+
+
+def _reading(notation: str, quality: float):
+    return ({"notation": notation}, None, quality, None)
+
+
+def test_contenders_are_the_best_and_the_closest_distinct_runner_ups():
+    best = _reading("A", 10.0)
+    results = [best, _reading("B", 7.0), _reading("C", 9.0), _reading("C", 8.5),
+               _reading("A", 9.9), _reading("D", 8.8), _reading("E", 5.0)]
+    got = [(r[0]["notation"], r[2]) for r in cr._contenders(best, results)]
+    # best first; then the runner-ups within the margin, best first, one per notation,
+    # at most MAX_CONTENDERS of them (E is too far behind)
+    want = [("A", 10.0), ("C", 9.0), ("D", 8.8), ("C", 8.5), ("B", 7.0)]
+    want = [w for i, w in enumerate(want) if w[0] not in {v[0] for v in want[:i]}]
+    assert cr.MAX_CONTENDERS >= 2  # a third lattice seed must not crowd one out
+    assert got == want[:1 + cr.MAX_CONTENDERS]
+    assert cr._contenders(best, [best]) == [best]

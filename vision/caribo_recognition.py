@@ -498,14 +498,9 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     if best is None:
         raise NothingFound("no CARIBO tiles found")
     # the refit can lift a close runner-up above the best (its far cells come onto their
-    # tiles): refit both and keep the one that then explains most
-    contenders = [best]
-    others = [r for r in results if r[0]["notation"] != best[0]["notation"]
-              and r[2] >= best[2] - CONTENDER_MARGIN]
-    if others:
-        contenders.append(max(others, key=lambda r: r[2]))
+    # tiles): refit the close runner-ups too and keep the one that then explains most
     final = None
-    for cand in contenders:
+    for cand in _contenders(best, results):
         for _ in range(TILE_REFIT_ROUNDS):
             refit = _refit_on_tiles(image, small, scale, lab_det, tdist, cand, calibration,
                                     exposure, memo)
@@ -528,8 +523,29 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
 
 
 CONTENDER_MARGIN = 2.0
-"""A runner-up reading (another notation) within this quality of the best is refitted
-too, and the better of the two after refitting wins."""
+"""Runner-up readings (other notations) within this quality of the best are refitted
+too, and the one that explains most after refitting wins."""
+MAX_CONTENDERS = 2
+"""At most this many runner-ups are refitted, best first. With one, a third lattice seed
+(b157517) could push the runner-up whose refit finds the figure out of the contest: the
+lead's check photo 585859 hard #6 (right at 0.99 with two seeds, a wrong 12-tile reading
+at confidence 0 with three)."""
+
+
+def _contenders(best, results):
+    """The readings refitted before the final choice: ``best`` and, best first, up to
+    :data:`MAX_CONTENDERS` readings of ``results`` with other notations (distinct among
+    themselves) within :data:`CONTENDER_MARGIN` of its quality. Readings are tuples
+    ``(answer, seg_rgb, quality, lattice)``."""
+    out = [best]
+    others = sorted((r for r in results if r[2] >= best[2] - CONTENDER_MARGIN),
+                    key=lambda r: -r[2])
+    for r in others:
+        if len(out) > MAX_CONTENDERS:
+            break
+        if all(r[0]["notation"] != c[0]["notation"] for c in out):
+            out.append(r)
+    return out
 TILE_REFIT_ROUNDS = 3
 """Refits of the chosen lattice's homography on the outlines of the tiles read on it;
 each round re-reads the tiles and is kept only when the reading explains more, so the
