@@ -398,14 +398,14 @@ STEEP_STATE = {"game": "wauri", "south": [1, 1, 2, 5, 2, 3], "north": [0, 1, 0, 
 STEEP_SEED = 44976896554866
 
 
-def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
-    """The lattice fits the near pits of a board in steep perspective but is a pitch off
-    at the far end; two polish rounds leave it there (no board), polishing further while
-    the contrast rises locates every cavity."""
+def _render_and_locate(state: dict, seed: int) -> np.ndarray:
+    """Render a hard Wauri photo of ``state`` and check that :func:`pl.find_board`
+    locates every cavity within 0.3 pit radius of the truth (either orientation);
+    returns the BGR photo."""
     from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
-    photo = render_state("wauri", STEEP_STATE, STEEP_SEED, "hard")
+    photo = render_state("wauri", state, seed, "hard")
     img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     fit = pl.find_board(img)
     assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
@@ -415,6 +415,14 @@ def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
     err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
               for o in (list(range(14)), flip_counts(list(range(14)))))
     assert err < 0.3 * radius
+    return img
+
+
+def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
+    """The lattice fits the near pits of a board in steep perspective but is a pitch off
+    at the far end; two polish rounds leave it there (no board), polishing further while
+    the contrast rises locates every cavity."""
+    img = _render_and_locate(STEEP_STATE, STEEP_SEED)
     # the lattice's first proposal: two polish rounds leave it off, further rounds not
     pyr = pl.Pyramid(img)
     _n, start = pl.lattice_homographies(pyr)[0]
@@ -495,19 +503,7 @@ def test_a_candidate_whose_first_round_places_every_pit_is_polished_on(monkeypat
     """A later candidate below POLISH_SCREEN after the coarse round is still polished on
     when that round located all 12 pits (SCREEN_PITS): polishing further locates the
     board; without that rule the photo has no board."""
-    from vision.simulator.dataset import render_state
-    from vision.wauri_recognition import flip_counts
-
-    photo = render_state("wauri", SLANT_STATE, SLANT_SEED, "hard")
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    fit = pl.find_board(img)
-    assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
-    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
-    want = np.array([by[c.name] for c in pl.CAVITIES])
-    radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
-    err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
-              for o in (list(range(14)), flip_counts(list(range(14)))))
-    assert err < 0.3 * radius
+    img = _render_and_locate(SLANT_STATE, SLANT_SEED)
     monkeypatch.setattr(pl, "SCREEN_PITS", 13)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
