@@ -9,10 +9,18 @@ laid figures (their shared edges match).
     python benchmarks/caribo_small_figures.py [--seeds 8] [--difficulty normal] [--first 7001]
 
 Session 6 (lead, HEAD 36f71e6, 8 seeds 7001-7008 at normal): 1 tile 0 of 8 perfect (6
-"no tiles"), 2 tiles 1 of 8 (4), 3 tiles 2 of 8 (2). The lattice search prefers the finest
-of near-best scales and marks a lattice holding the figure in fewer than three cells as
-too coarse, which suits big figures and fails small ones (candidates at 0.6-0.8 of the
-tile pitch); on a few tables no lattice is found at all.
+"no tiles"), 2 tiles 1 of 8 (4), 3 tiles 2 of 8 (2). The cause is the lattice search's
+penalty on a lattice holding the figure in fewer than three cells
+(``vision.caribo_lattice._seed_candidates``, "too coarse", score - 1): the true lattice of
+a one- or two-tile figure is such a lattice, so candidates at 0.6-0.8 of the tile pitch
+win. Without the penalty: 2, 4 and 5 of 8 perfect (11 of 24, 8 "no tiles"); a larger
+scale range (max pitch 3 instead of 2 x sqrt(paint area)) alone changes nothing. But on
+370 big-figure photos (lead's check set 585858/585859, engineers' dev and held-out sets
+6000-6003, 6100-6103) dropping the penalty breaks 17 boards read right or nearly right
+(e.g. 0 -> 26 tiles wrong: a too coarse lattice wins) against 7 better. A fix needs to
+tell "the figure IS one or two tiles" from "one or two coarse cells hold a bigger
+figure" (e.g. how much of the paint lies outside those cells, the tile outlines inside a
+coarse cell); not done.
 """
 
 from __future__ import annotations
