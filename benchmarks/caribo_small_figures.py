@@ -16,8 +16,8 @@ a one- or two-tile figure is such a lattice, so candidates at 0.6-0.8 of the til
 win. Without the penalty: 2, 4 and 5 of 8 perfect (11 of 24, 8 "no tiles"); a larger
 scale range (max pitch 3 instead of 2 x sqrt(paint area)) alone changes nothing. But on
 370 big-figure photos (lead's check set 585858/585859, engineers' dev and held-out sets
-6000-6003, 6100-6103) dropping the penalty breaks 17 boards read right or nearly right
-(e.g. 0 -> 26 tiles wrong: a too coarse lattice wins) against 7 better. A fix needs to
+6000-6003, 6100-6103) dropping the penalty loses 12 perfect boards and gains 4 (piece
+errors worse on 17 photos, e.g. 0 -> 26: a too coarse lattice wins; better on 12). A fix needs to
 tell "the figure IS one or two tiles" from "one or two coarse cells hold a bigger
 figure" (e.g. how much of the paint lies outside those cells, the tile outlines inside a
 coarse cell); not done.
