@@ -98,6 +98,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.special import logsumexp
 
 BLOB_SIGMA = 0.39  # LoG sigma in seed radii (the scale at which a shaded seed peaks)
 REL_THRESHOLD = 0.4  # fraction of the strong seeds' typical response
@@ -742,7 +743,7 @@ def count_marginals(visible, total: int, weight: float | None = None, stores=Non
     fwd[0, 0] = 0.0
     for i in range(n):
         terms = np.where(valid, fwd[i][idx] + ll[i][None, :], -np.inf)  # (t, c)
-        fwd[i + 1] = _logsumexp(terms, axis=1)
+        fwd[i + 1] = logsumexp(terms, axis=1)
     bwd = np.full((n + 1, cap + 1), -np.inf)
     bwd[n] = end
     after = ts[:, None] + ts[None, :]  # (t before, c) -> total after
@@ -750,20 +751,14 @@ def count_marginals(visible, total: int, weight: float | None = None, stores=Non
     idx_a = np.clip(after, 0, cap)
     out = np.zeros((n, cap + 1))
     for i in range(n - 1, -1, -1):
-        # joint[t, c]: running total t before cavity i, count c in it, the rest after
-        joint = np.where(ok, fwd[i][:, None] + ll[i][None, :] + bwd[i + 1][idx_a], -np.inf)
-        bwd[i] = _logsumexp(np.where(ok, ll[i][None, :] + bwd[i + 1][idx_a], -np.inf), axis=1)
-        m = _logsumexp(joint, axis=0)
+        # rest[t, c]: count c in cavity i and the rest after it, from running total t;
+        # joint: with the running total t before it
+        rest = np.where(ok, ll[i][None, :] + bwd[i + 1][idx_a], -np.inf)
+        bwd[i] = logsumexp(rest, axis=1)
+        m = logsumexp(fwd[i][:, None] + rest, axis=0)
         p = np.exp(m - m.max())
         out[i] = p / p.sum()
     return out
-
-
-def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
-    top = np.max(a, axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.squeeze(top, axis) + np.log(np.exp(a - top).sum(axis=axis))
 
 
 def most_likely(visible, max_count: int = 60, stores=None, cover=None,
