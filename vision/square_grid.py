@@ -636,6 +636,15 @@ def _pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
+@lru_cache(maxsize=512)
+def _spread_indices(m: int, k: int = 32) -> np.ndarray:
+    """Up to ``k`` indices spread evenly over ``0..m-1`` (distinct, ascending), cached
+    (read-only)."""
+    pick = np.unique(np.linspace(0, m - 1, min(m, k)).round().astype(np.int64))
+    pick.setflags(write=False)
+    return pick
+
+
 def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: float = 0.6):
     """Fit ``d ≈ a + b·t`` to the largest collinear subset of the points (deterministic
     RANSAC): every pair among up to 32 points spread evenly over ``t`` proposes a line
@@ -646,7 +655,7 @@ def _consensus_line(t: np.ndarray, d: np.ndarray, tol: float = 2.0, max_slope: f
     than 4 points agree."""
     if len(t) < 4:
         return None
-    pick = np.unique(np.linspace(0, len(t) - 1, min(len(t), 32)).round().astype(np.int64))
+    pick = _spread_indices(len(t))
     i, j = _pair_indices(len(pick))
     ti, tj, di, dj = t[pick[i]], t[pick[j]], d[pick[i]], d[pick[j]]
     ok = np.abs(tj - ti) >= 0.2 * (t[-1] - t[0] + 1e-9)
