@@ -86,8 +86,9 @@ def _cpu_decode(data: bytes) -> float:
     return best
 
 
-def place_error(fit, truth) -> float:
-    """Largest cavity-centre error of ``fit`` in units of the tolerance (≤ 1 = located)."""
+def place_errors(fit, truth) -> tuple[float, float]:
+    """Largest cavity-centre error of ``fit`` in units of the tolerance (≤ 1 = located),
+    as the fit names the cavities and with the board turned by 180°."""
     import numpy as np
 
     from vision.wauri_recognition import flip_counts
@@ -97,7 +98,28 @@ def place_error(fit, truth) -> float:
     errs = []
     for order in (list(range(14)), flip_counts(list(range(14)))):
         errs.append(float((np.linalg.norm(got[order] - want, axis=1) / tol).max()))
-    return min(errs)
+    return errs[0], errs[1]
+
+
+def place_error(fit, truth) -> float:
+    """Largest cavity-centre error of ``fit`` in units of the tolerance (≤ 1 = located),
+    whichever way round the board is read."""
+    return min(place_errors(fit, truth))
+
+
+def camera_side(truth) -> tuple[str, float]:
+    """Where the simulator's camera stands relative to the board: ``"south"`` or
+    ``"north"`` (the sign of its position across the board, board frame) and its
+    bearing in degrees (0 = straight out from south's side, ±90 = off an end, 180 =
+    north's side)."""
+    import math
+
+    cam = truth["camera"]["position_mm"]
+    a = math.radians(truth.get("board_rotation_deg", 0.0))
+    x = math.cos(a) * cam[0] + math.sin(a) * cam[1]
+    y = -math.sin(a) * cam[0] + math.cos(a) * cam[1]
+    bearing = math.degrees(math.atan2(x, -y))
+    return ("south" if y < 0 else "north"), bearing
 
 
 def run_wauri(folder: Path, verbose: bool) -> None:
@@ -109,6 +131,7 @@ def run_wauri(folder: Path, verbose: bool) -> None:
 
     photos = find_photos(folder, "wauri")
     tally = collections.Counter()
+    orient = collections.Counter()  # (camera side, read turned) of located boards
     by_table = collections.defaultdict(collections.Counter)
     ratios = []
     threads = cv2.getNumThreads()
@@ -128,9 +151,16 @@ def run_wauri(folder: Path, verbose: bool) -> None:
                 detail = (f"best contrast {best.contrast:.3f} tpl {best.template_score:.2f} "
                           f"pits {best.pits_found} err {err:.1f}" if best else "no fit")
             else:
-                err = place_error(fit, truth)
+                e_as, e_turn = place_errors(fit, truth)
+                err = min(e_as, e_turn)
                 outcome = "located" if err <= 1.0 else "wrong place"
-                detail = f"contrast {fit.contrast:.3f} pits {fit.pits_found} err {err:.2f}"
+                side, bearing = camera_side(truth)
+                turned = e_turn < e_as
+                detail = (f"contrast {fit.contrast:.3f} pits {fit.pits_found} err {err:.2f}"
+                          f" camera {side} {bearing:+.0f}{' TURNED' if turned else ''}"
+                          f"{' across' if fit.across else ''}")
+                if outcome == "located":
+                    orient[(side, turned)] += 1
             tally[outcome] += 1
             by_table[table][outcome] += 1
             if verbose:
@@ -144,6 +174,12 @@ def run_wauri(folder: Path, verbose: bool) -> None:
           f"wrong place {tally['wrong place']}")
     print("by table:", {k: f"{v['located']}/{sum(v.values())}"
                         for k, v in sorted(by_table.items())})
+    print("located boards read turned by 180°: "
+          f"{orient[('south', True)] + orient[('north', True)]} "
+          f"(camera on south's side: {orient[('south', True)]} turned of "
+          f"{orient[('south', True)] + orient[('south', False)]}; on north's side: "
+          f"{orient[('north', True)]} turned of "
+          f"{orient[('north', True)] + orient[('north', False)]})")
     if ratios:
         print(f"median CPU time find_boards / decode: {statistics.median(ratios):.2f} "
               f"(max {max(ratios):.2f})")
