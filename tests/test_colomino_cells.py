@@ -331,3 +331,35 @@ def test_edge_steps_follow_a_smooth_light_and_see_a_raised_slab():
     assert np.abs(step[quiet]).max() < 0.8 * cr.JOKER_STEP  # (noise and curvature)
     tri[4, 4] = tri[4, 4] * 1.2
     assert (cr.edge_steps(tri, plain)[4, 4] > np.log(1.2) - 0.08).all()
+
+
+def _scores(tri_n):
+    sat = (tri_n.max(-1) - tri_n.min(-1)) / tri_n.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    thr = cr.tile_threshold(score)
+    return score, thr, score > thr
+
+
+def test_a_glare_washed_one_colour_tile_is_a_tile_but_tinted_print_and_white_are_not():
+    rng = np.random.default_rng(3)
+    n = 9
+    tri_n = 1.0 + 0.01 * rng.standard_normal((n, n, 4, 3))   # print over the local print
+    for (r, c), code in {(2, 3): "RYGB", (2, 4): "BYRG", (6, 6): "GGYR"}.items():
+        for k, letter in enumerate(code):
+            tri_n[r, c, k] = np.array(PLASTIC[letter]) / PRINT
+    washed_blue = np.array([0.70, 0.72, 0.95])               # blue paled by a highlight
+    tri_n[3, 4] = washed_blue                               # beside the tile at (2, 4)
+    tri_n[8, 1:4] = washed_blue                             # a lamp's tint on a patch of print
+    tri_n[1, 3] = 1.3                                       # white, lighter: no tile
+    score, thr, is_tile = _scores(tri_n)
+    assert not is_tile[3, 4] and score[3, 4] >= cr.WASHED_SCORE * thr   # below the split
+    got = cr.washed_solid_tiles(tri_n, score, thr, is_tile)
+    assert set(zip(*np.nonzero(got), strict=True)) == {(3, 4)}
+    # enclosed by tiles there is no plain cell to stand out from: not taken
+    around = is_tile.copy()
+    around[4, 4] = around[3, 3] = around[3, 5] = True
+    assert not cr.washed_solid_tiles(tri_n, score, thr, around)[3, 4]
+    # away from every tile and the edge (placed tiles touch): not taken
+    alone = is_tile.copy()
+    alone[2, 3:5] = False
+    assert not cr.washed_solid_tiles(tri_n, score, thr, alone)[3, 4]

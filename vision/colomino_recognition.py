@@ -13,8 +13,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    board unevenly in brightness and colour); a cell is a tile when its two most
    coloured triangles are saturated against that local print (split per photo, Otsu),
    or when a lamp's highlight paled it (:func:`washed_tiles`: lighter than the print,
-   its triangles unlike each other in the colour the glare leaves alone); such a tile's
-   colours are judged by the photo's colour mixtures but not fitted into them.
+   its triangles unlike each other in the colour the glare leaves alone; or
+   :func:`washed_solid_tiles`: one colour all round, darker than the print in some
+   channel, scoring just below the split and well above the plain cells beside it);
+   such a tile's colours are judged by the photo's colour mixtures but not fitted into
+   them.
    Hues are labelled in CIE Lab after the board's global print balance, with centres
    re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab in
    which every colour also has its own chance of being clipped by the camera (a warm
@@ -92,6 +95,26 @@ channel (a second light's glare then neutral) traded boards (+1 on each normal s
 held-out hard; the boundary cases were hot-spot yellows halfway to green); adapting the
 glare-free classes to the clipped triangles by EM drifted (a yellow class with 3
 unclipped seeds took 26 clipped yellows to red).
+Seeds 8200-8203 (session 8): glare-washed one-colour tiles scored just below the tile
+split's upper bound 0.3 (0.26-0.30 against plain print at 0.01-0.06) and were read
+empty: :func:`washed_solid_tiles` takes them when a plain cell beside them shows the
+print (empty cells enclosed by tiles reach the same scores from their neighbours'
+colour; taking those added 4 false tiles on dev hard). A one-colour tile on a printed
+field of its colour (5 of the 10 tiles read empty on dev normal) was looked at by
+structure, the border of the cell: the printed square stops short of the grid line (a
+margin of print), a tile covers its cell to the border. The share of the colour kept in
+a band along the border (canonical view, 24 px a cell) told them apart on dev normal
+(tiles 0.84-1.07 of the triangle's saturation, uncovered print mostly 0.46-0.80: +1
+board, 3 cells), but on dev hard it added 9 false tiles for 2 found (perfect 14 -> 8):
+an uncovered field enclosed by tiles that match it takes their colour into its margin by
+blur. Comparing the band with the matching neighbour's band across the grid line
+failed everywhere (the print's margin is not resolved: ratio about 1 on both). Jokers
+enclosed by tiles (no plain print beside them) overlap the enclosed empty cells in
+lightness (1.08-1.46 against up to 1.37) and tint; an empty cell among raised tiles
+often shows their cast shadow along a side (band/centre lightness median 0.6) and a
+joker rarely (0.35-0.93), but not cleanly enough to use. One-colour tiles read as
+jokers have a joker's Lab chroma and hue after the print balance (both 20-40, greenish
+on these prints), and neighbours all facing one colour occur around true jokers too.
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -208,6 +231,11 @@ WASHED_SCORE = 0.6
 #: print's level; plain print and jokers stay below 0.17 on dev photos, washed
 #: multi-colour tiles 0.2 to 0.47).
 WASHED_VARY = 0.2
+#: A glare-washed one-colour tile (:func:`washed_solid_tiles`) is darker than the print
+#: around in some channel by this share (white plastic and a lamp's hot spot are not) ...
+WASHED_SOLID_FLOOR = 0.8
+#: ... and no plain cell beside it scores more than this share of its own score.
+WASHED_SOLID_ISOLATED = 0.5
 
 
 # ----------------------------------------------------------------------------- read
@@ -529,6 +557,43 @@ def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
     return washed & (touch | edge)
 
 
+def washed_solid_tiles(tri_n: np.ndarray, cell_score: np.ndarray, thr: float,
+                       is_tile: np.ndarray) -> np.ndarray:
+    """Glare-washed one-colour tiles among the plain-looking cells: ``(n, n)`` bool.
+
+    A multi-colour tile keeps two strongly coloured triangles even when a lamp's glare
+    pales it; a one-colour tile has none, and a washed one can score (``cell_score``, two
+    most coloured triangles' saturation against the local print) just below the photo's
+    tile threshold ``thr``. Such a cell is a tile when it is one colour all round (its
+    triangles' chromaticities within :data:`JOKER_UNIFORM`, as plain print), scores at
+    least :data:`WASHED_SCORE` of the threshold, is darker than the print in some channel
+    (:data:`WASHED_SOLID_FLOOR`: not white, so not a joker or a lamp's hot spot), stands
+    out from the plain cells beside it (at least one; their scores at most
+    :data:`WASHED_SOLID_ISOLATED` of its own: a lamp's coloured light on the print tints a
+    patch of cells, a tile is one; an empty cell enclosed by tiles takes their colour
+    from blur and reflections and has no plain cell to compare with), and touches a
+    tile or the field's edge (placed tiles are connected).
+
+    ``tri_n (n, n, 4, 3)``: triangle colours over the local print (:func:`print_field`),
+    ``cell_score (n, n)``, ``is_tile (n, n)`` the cells already counted as tiles.
+    """
+    chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
+    spread = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1)
+    floor = tri_n.mean(axis=2).min(axis=-1)
+    cand = (~is_tile & (spread < JOKER_UNIFORM) & (cell_score >= WASHED_SCORE * thr)
+            & (floor < WASHED_SOLID_FLOOR))
+    others = np.pad(np.where(is_tile, -1.0, cell_score), 1, constant_values=-1.0)
+    beside = np.maximum.reduce([others[:-2, 1:-1], others[2:, 1:-1], others[1:-1, :-2],
+                                others[1:-1, 2:]])
+    cand &= (beside >= 0) & (beside <= WASHED_SOLID_ISOLATED * cell_score)
+    n = tri_n.shape[0]
+    touch = cv2.dilate(is_tile.astype(np.uint8),
+                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
+    edge = np.zeros((n, n), bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    return cand & (touch | edge)
+
+
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
     """Split per-cell colourfulness ``score (...)`` (saturation against the local print,
     0..1) into plain cells and tiles: Otsu's threshold, kept within ``lo..hi``."""
@@ -847,6 +912,12 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     for _, r, c in jokers:
         washed[r, c] = False
     is_tile |= washed
+    # glare-washed one-colour tiles (no two strongly coloured triangles to score by)
+    solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile)
+    for _, r, c in jokers:
+        solid[r, c] = False
+    is_tile |= solid
+    washed |= solid
     # hues after the board's global print balance (a tinted print would bend the hues
     # if every cell were balanced on its own)
     tri_lab = linear_to_lab(tri / gain)
