@@ -363,3 +363,22 @@ def test_a_glare_washed_one_colour_tile_is_a_tile_but_tinted_print_and_white_are
     alone = is_tile.copy()
     alone[2, 3:5] = False
     assert not cr.washed_solid_tiles(tri_n, score, thr, alone)[3, 4]
+
+
+def test_a_tinted_cell_flat_against_the_print_beside_it_is_no_joker():
+    # white-ish, as light as the print but of another tint (what the tint rule takes),
+    # beside a tile and plain print: flat at its borders, so print under a tinted light
+    tri, light = _lit_board(0.0)
+    cell = (6, 7)
+    tri[cell] = np.full(3, PRINT.mean()) * light[cell][:, None]
+    centre = tri.mean(axis=2)
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    is_tile = score > cr.tile_threshold(score)
+    assert {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)} == {cell}
+    assert _jokers_with_steps(tri) == set()
+    # the same tint standing up from the print at its borders is a joker
+    tri[cell] = tri[cell] * 1.15
+    assert _jokers_with_steps(tri) == {cell}

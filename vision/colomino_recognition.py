@@ -190,6 +190,9 @@ JOKER_SURE_LIGHT = 3.0
 #: it (at least one) is a joker, whatever its tint.
 JOKER_STEP = 0.1
 JOKER_STEP_RATIO = 1.04
+#: Every joker found beside plain print steps up at least this much at every such border
+#: (:func:`edge_steps`); a cell that does not is flat print, whatever its tint or light.
+JOKER_MIN_STEP = 0.04
 #: Passes of the local print estimate: a plain cell counts as print when its tint
 #: against the running estimate is below the pass's value (wide first, so a hot spot of
 #: lamp light at the board's edge is followed, then narrow).
@@ -449,6 +452,9 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         low = np.where(seen, step, np.inf).min(axis=-1)
         like |= (seen.any(axis=-1) & (low >= JOKER_STEP) & (ratio > JOKER_STEP_RATIO)
                  & ~is_tile & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
+        # and where plain print lies beside a cell, a joker always steps up against it:
+        # a flat cell (tinted or lit like a joker) is print
+        like &= ~(seen.any(axis=-1) & (low < JOKER_MIN_STEP))
     touch = cv2.dilate((is_tile | like).astype(np.uint8),
                        np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
     edge = np.zeros((n, n), bool)
