@@ -108,13 +108,24 @@ a band along the border (canonical view, 24 px a cell) told them apart on dev no
 board, 3 cells), but on dev hard it added 9 false tiles for 2 found (perfect 14 -> 8):
 an uncovered field enclosed by tiles that match it takes their colour into its margin by
 blur. Comparing the band with the matching neighbour's band across the grid line
-failed everywhere (the print's margin is not resolved: ratio about 1 on both). Jokers
+failed everywhere (the print's margin is not resolved: ratio about 1 on both), and so
+did the band on the sides facing plain print only (dev normal perfect 29 -> 26, hard
+15 -> 8). The colour of a solid printed cell against the other printed field of that
+colour (ink) and against the plastic of that colour on the tiles did not tell either:
+two uncovered fields of one colour differ from each other (log colour over the local
+print) as much as from the plastic. Glare-washed multi-colour tiles darker than the
+print (red-clipped photos) stay empty: :func:`washed_tiles` at 0.8 or 0.9 of the print's
+level instead of 1 found 2-3 of them on dev hard but added 2 false tiles there (perfect
+15 -> 14). Jokers
 enclosed by tiles (no plain print beside them) overlap the enclosed empty cells in
 lightness (1.08-1.46 against up to 1.37) and tint; an empty cell among raised tiles
 often shows their cast shadow along a side (band/centre lightness median 0.6) and a
 joker rarely (0.35-0.93), but not cleanly enough to use. One-colour tiles read as
 jokers have a joker's Lab chroma and hue after the print balance (both 20-40, greenish
-on these prints), and neighbours all facing one colour occur around true jokers too.
+on these prints) and of their tint against the print (both opponent axes span the
+true jokers' range), and neighbours all facing one colour occur around true jokers too.
+Every true joker beside plain print steps up at its border (>= 0.081 on dev), so a flat
+cell there is print (:data:`JOKER_MIN_STEP`; it removed the tint rule's false jokers).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
