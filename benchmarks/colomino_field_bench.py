@@ -13,6 +13,14 @@ put in one bucket:
   (``board_corners_px``), the cell measured along the true outline;
 * ``ok``.
 
+``--margins``: every finished field :func:`vision.colomino_field.locate_field` compared
+by :func:`vision.colomino_field._field_evidence` (the start, the other size's best grid,
+the start divided into the other size) is recorded per photo: ``evidence`` lists their
+values in the order computed, ``margin`` is the best minus the runner-up (how close
+the choice was; only photos where more than one field was finished). ``bad`` in the
+summary counts Colomino photos with a corner more than 0.5 cell off (or the wrong size,
+or none found).
+
 A photo of another game (CARIBO, Wauri) counts as ``false board`` when a field is found
 and ``no board`` otherwise. CPU time (``process_time``, one OpenCV thread) of the field
 stage and of the JPEG decode of the same bytes are reported as medians and as the
@@ -93,8 +101,20 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="photos per folder")
     ap.add_argument("--json", help="write the per-photo results here")
     ap.add_argument("-v", action="store_true", help="one line per photo")
+    ap.add_argument("--margins", action="store_true",
+                    help="record the finished fields' evidence per photo")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
+    evidence: list[float] = []
+    if args.margins:
+        plain = cf._field_evidence
+
+        def recorded(canon, n):
+            value = plain(canon, n)
+            evidence.append(value)
+            return value
+
+        cf._field_evidence = recorded
     results = []
     for d in args.dirs:
         files = sorted(f for f in Path(d).glob("*.json") if f.with_suffix(".jpg").exists())
@@ -102,7 +122,12 @@ def main(argv=None) -> int:
             files = files[:args.limit]
         for f in files:
             truth = json.loads(f.read_text())
+            evidence.clear()
             r = judge(f.with_suffix(".jpg"), truth)
+            if args.margins:
+                r["evidence"] = [round(v, 3) for v in evidence]
+                ev = sorted(evidence, reverse=True)
+                r["margin"] = round(ev[0] - ev[1], 3) if len(ev) > 1 else None
             r["dir"] = d
             results.append(r)
             if args.v:
@@ -113,6 +138,15 @@ def main(argv=None) -> int:
                       flush=True)
     buckets = Counter(r["bucket"] for r in results)
     print(f"photos {len(results)}: " + ", ".join(f"{k} {v}" for k, v in buckets.most_common()))
+    col = [r for r in results if r["bucket"] not in ("no board", "false board")]
+    bad = [r for r in col if r["err"] is None or r["err"] > 0.5]
+    print(f"colomino photos {len(col)}: bad (corner > 0.5 cell, size, none) {len(bad)}")
+    if args.margins:
+        close = sorted((r["margin"], r["dir"], r["photo"], r["bucket"]) for r in results
+                       if r.get("margin") is not None)
+        print(f"photos with more than one finished field {len(close)}; margins (best - "
+              "runner-up, smallest first): " + ", ".join(
+                  f"{Path(d).name}/{p[-9:-4]} {m:.2f} {b}" for m, d, p, b in close))
     if results:
         cpu = np.array([r["cpu"] for r in results])
         dec = np.array([r["decode"] for r in results])
