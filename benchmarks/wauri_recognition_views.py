@@ -5,12 +5,17 @@ This script runs the board finder once per photo (:func:`vision.wauri_recognitio
 read_board`), rectifies the found board exactly as the recogniser does and stores, per
 photo, the top view (BGR), its view -> board-mm matrix, the fit's board-mm -> photo
 homography, the true counts turned to the fit's orientation, and whether the fit is
-right (all 14 cavity centres within a third of a pit radius of the truth).
+right (all 14 cavity centres within a third of a pit radius of the truth), and the
+truth's seed centres per cavity mapped into the view (``seeds_view``, for diagnosis).
 
 ``--score`` then re-counts every cached view with the current code (:func:`reading_of`:
 count_view, pile_spill and bowl_check as their flags say, then best_counts) and prints
 the cavities counted exactly on right fits by true count (pits p0..p6+, stores
-s0..s6+), the boards perfect and the sum of |count error|: a change of the counter is
+s0..s6+) and how many of each were read high / low, the boards whose 12 pits are exact
+but a store is not (and those whose stores add up right but split wrong), how often the
+peaks alone equal the truth where a top view shows every seed (pits of up to 4, stores
+of up to 12: detection, not the pile guess), the boards perfect and the sum of |count
+error|: a change of the counter is
 measured in seconds, on boards found right only. The cache holds the board fits of the
 code that built it: rebuild it after board-finder changes.
 
@@ -62,7 +67,15 @@ def build(folder: Path, out: Path) -> None:
         d = d1 if flipped else d0
         pit_px = np.median(np.hypot(*(tc[1:6] - tc[0:5]).T)) * 25.0 / 62.0
         want = wr.counts_of(truth["state"])
-        items.append({"photo": path.name, "found": True, "view": view, "to_mm": to_mm,
+        # the truth's seed centres per cavity, mapped into the top view (fit orientation)
+        img_to_view = np.linalg.inv(fit.homography @ to_mm)
+        seeds = []
+        for n in wr.NAMES:
+            pts = np.asarray(by_name[n].get("seeds_px", []), np.float64).reshape(-1, 2)
+            seeds.append(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), img_to_view)
+                         .reshape(-1, 2) if len(pts) else np.zeros((0, 2)))
+        items.append({"seeds_view": wr.flip_counts(seeds) if flipped else seeds,
+                      "photo": path.name, "found": True, "view": view, "to_mm": to_mm,
                       "hom": fit.homography,
                       "true": wr.flip_counts(want) if flipped else want,
                       "fit_ok": bool((d < pit_px / 3).all())})
@@ -80,8 +93,10 @@ def score(cache: Path) -> tuple[int, int]:
 
     with open(cache, "rb") as f:
         items = pickle.load(f)
-    stats = collections.defaultdict(lambda: [0, 0])
+    stats = collections.defaultdict(lambda: [0, 0, 0, 0])  # n, exact, over, under
     perfect = boards = abs_err = 0
+    sum_ok_split_bad = pits_ok_stores_bad = 0
+    seen = np.zeros((2, 4), np.int64)  # pits <= 4 / stores <= 12 seeds: n, exact, high, low
     for it in items:
         if not it.get("fit_ok"):
             continue
@@ -95,13 +110,31 @@ def score(cache: Path) -> tuple[int, int]:
             b = ("store" if k >= 12 else "pit", min(w, 6))
             stats[b][0] += 1
             stats[b][1] += g == w
+            stats[b][2] += g > w
+            stats[b][3] += g < w
+        for k, w in enumerate(want):
+            # the peaks themselves where a top view shows every seed (one layer)
+            if w <= (12 if k >= 12 else 4):
+                v = reading.visible[k]
+                seen[int(k >= 12)] += np.array([1, v == w, v > w, v < w])
+        pits_ok = list(counts[:12]) == list(want[:12])
+        stores_bad = list(counts[12:]) != list(want[12:])
+        pits_ok_stores_bad += pits_ok and stores_bad
+        sum_ok_split_bad += stores_bad and counts[12] + counts[13] == want[12] + want[13]
     n = sum(v[0] for v in stats.values())
     ex = sum(v[1] for v in stats.values())
     row = "  ".join(f"{kind[0]}{t}{'+' if t == 6 else ''} {stats[(kind, t)][1]}/"
                     f"{stats[(kind, t)][0]}" for kind in ("pit", "store") for t in range(7)
                     if stats[(kind, t)][0])
+    over = "  ".join(f"{kind[0]}{t}{'+' if t == 6 else ''} +{stats[(kind, t)][2]}/"
+                     f"-{stats[(kind, t)][3]}" for kind in ("pit", "store") for t in range(7)
+                     if stats[(kind, t)][0])
     print(f"{cache.name}: boards {boards} perfect {perfect}, cavities exact {ex}/{n}, "
-          f"|err| {abs_err}\n  {row}")
+          f"|err| {abs_err}\n  {row}\n  read high/low: {over}\n  boards with all pits exact "
+          f"and a store wrong {pits_ok_stores_bad}; stores' sum right, split wrong "
+          f"{sum_ok_split_bad}\n  peaks = truth: pits of <= 4 seeds {seen[0, 1]}/{seen[0, 0]} "
+          f"(high {seen[0, 2]}, low {seen[0, 3]}), stores of <= 12 {seen[1, 1]}/{seen[1, 0]} "
+          f"(high {seen[1, 2]}, low {seen[1, 3]})")
     return ex, n
 
 
