@@ -10,7 +10,8 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    cloth), is the table's for that candidate. When no candidate shows a clear grid (or
    the best one below 0.6 shows no rim markings), the colour regions are grown and
    tried again (the sparse ring of markings beside a board's empty rows), then closed
-   outlines.
+   outlines, then the colour regions grown by a fifth (a table taking a game colour —
+   a red gingham — leaves the board's other colours mixing in parts of it only).
 2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
    twice on the ring of rim markings (or, failing that, on the board print's colour,
    white-patch balanced): per side, the line most of the outermost marked pixels follow
@@ -90,6 +91,10 @@ MIN_RIM_EVIDENCE = 0.1
 #: When no candidate shows a grid, the colour clusters are grown by this fraction of the
 #: photo's shorter side and tried again.
 CLUSTER_GROWTH = 0.1
+#: ... and, after the edge outlines, grown by this much: where the table takes a game
+#: colour (a red gingham or striped cloth), the board's remaining colours mix in parts of
+#: it only (few tiles), which a tenth's growth does not join.
+CLUSTER_GROWTH_LAST = 0.2
 #: A candidate outline whose grid scores at least this ends the search among the other
 #: candidates of its stage (colour clusters; grown clusters and edge outlines). A wrong
 #: size found there is still checked against the other size's best grid found so far.
@@ -695,6 +700,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             cands = [_expand(q, 1.06) / s
                      for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH)]
             cands += [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
+            cands += [_expand(q, 1.06) / s for q in _colour_cluster_quads(
+                small, gains, classes, CLUSTER_GROWTH_LAST)]
         for q in cands:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
                                      gains, sizes, own_views=own_views)
