@@ -1413,9 +1413,16 @@ def _cavity_contrast(image, hom: np.ndarray) -> float:
     cav = np.arange(len(CAVITIES))
     ref = ((ring_vals[:, cav, plan.lo] + ring_vals[:, cav, plan.hi])
            / np.float32(2)).T.astype(np.float32)
-    # distances in tenths of a ΔE, as integers for the histogram ROC area
-    dist = np.rint(10 * np.sqrt(((lab[plan.parts] - ref[plan.parts_cav]) ** 2).sum(-1)))
-    dist = dist.astype(np.int64)  # inner pixels, then ring pixels
+    # distances in tenths of a ΔE, as integers for the histogram ROC area; channel by
+    # channel from the channel-major copy (the same float32 sum (d0² + d1²) + d2² as a
+    # sum over the last axis of three, ~4× faster than gathering (n, 3) rows)
+    parts, ref_t = plan.parts, np.ascontiguousarray(ref.T)
+    d = chans[0][parts] - ref_t[0][plan.parts_cav]
+    sq = d * d
+    for c in (1, 2):
+        d = chans[c][parts] - ref_t[c][plan.parts_cav]
+        sq += d * d
+    dist = np.rint(10 * np.sqrt(sq)).astype(np.int64)  # inner pixels, then ring pixels
     di, dr = dist[:len(plan.inner)], dist[len(plan.inner):]
     n = int(dist.max()) + 1
     k = len(CAVITIES)
