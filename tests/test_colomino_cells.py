@@ -382,3 +382,39 @@ def test_a_tinted_cell_flat_against_the_print_beside_it_is_no_joker():
     # the same tint standing up from the print at its borders is a joker
     tri[cell] = tri[cell] * 1.15
     assert _jokers_with_steps(tri) == {cell}
+
+
+def test_border_shade_sees_a_shadow_along_one_side():
+    from vision.colomino_field import CELL, MARGIN_CELLS
+
+    n = 3
+    canon = np.full(((n + 2 * MARGIN_CELLS) * CELL,) * 2 + (3,), 180, np.uint8)
+    m = MARGIN_CELLS * CELL
+    canon[m + CELL:m + CELL + CELL // 6, m + CELL:m + 2 * CELL] = 90   # north band of (1, 1)
+    shade = cr.border_shade(canon, n)
+    assert shade[1, 1] < 0.6 and np.allclose(np.delete(shade.ravel(), 4), 1.0)
+
+
+def test_a_light_cell_enclosed_by_tiles_is_a_joker_only_without_their_shadow():
+    tri, light = _lit_board(0.0)
+    joker = (4, 5)
+    for rc, code in {(3, 5): "RYGB", (5, 5): "BYRG", (4, 4): "GGYR", (4, 6): "YBBR"}.items():
+        for k, letter in enumerate(code):
+            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    tri[joker] = PRINT * 1.2 * light[joker][:, None]       # lighter, the print's tint
+    centre = tri.mean(axis=2)
+    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
+    tn = tri / local[:, :, None, :]
+    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
+    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
+    is_tile = score > cr.tile_threshold(score)
+
+    def found(shade):
+        return {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile, tri=tri,
+                                                      shade=shade)}
+    flat = np.ones(is_tile.shape)
+    assert found(flat) == {joker}
+    shaded = flat.copy()
+    shaded[joker] = 0.7          # a tile's cast shadow along one side: an empty cell
+    assert found(shaded) == set()
+    assert found(None) == set()  # no other cue tells it from a hot spot
