@@ -467,3 +467,84 @@ def test_the_total_shares_hidden_seeds_and_holds_sure_counts():
     assert max(counts[0], counts[1]) > 5
     assert conf[0] < 0.7 and conf[1] < 0.7
     assert conf[2] > 0.8 and conf[2] > conf[0] + 0.5
+
+
+def _store_scene(brown=True, lit_floor=False, floor_ab=(150.0, 160.0)):
+    """A top view built in CIELAB (OpenCV 8-bit scale), given as BGR: twelve round
+    pits (three holding one light grey seed, the rest bare wood) and a store holding
+    four light grey seeds and, with ``brown``, three brown beans (weak: dark, but not
+    darker than the floor), with ``lit_floor`` a weak bright patch of bare floor.
+    Returns gray, bgr, masks, stores, top, pit centres."""
+    rng = np.random.default_rng(7)
+    h, w = 200, 620
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    L = np.full((h, w), 120.0, np.float32)
+    a = np.full((h, w), floor_ab[0], np.float32)
+    b = np.full((h, w), floor_ab[1], np.float32)
+    pits = [(40 + 50 * (i % 6), 50 + 100 * (i // 6)) for i in range(12)]
+    for i in (0, 3, 8):
+        cx, cy = pits[i]
+        L = _disc(L, xx, yy, cx + 3, cy - 2, 230.0, 150.0)
+        d = np.hypot(xx - cx - 3, yy - cy + 2) < R
+        a[d], b[d] = 128.0, 128.0
+    store = ((np.abs(xx - 480) < 90) & (np.abs(yy - 100) < 40)
+             | (np.hypot(xx - 390, yy - 100) < 40) | (np.hypot(xx - 570, yy - 100) < 40))
+    for cx, cy in [(400, 85), (440, 115), (520, 85), (560, 115)]:
+        L = _disc(L, xx, yy, cx, cy, 230.0, 150.0)
+        d = np.hypot(xx - cx, yy - cy) < R
+        a[d], b[d] = 128.0, 128.0
+    if brown:
+        for cx, cy in [(420, 120), (480, 90), (540, 118)]:
+            L = _disc(L, xx, yy, cx, cy, 150.0, 112.0)
+            d = np.hypot(xx - cx, yy - cy) < R
+            a[d], b[d] = 165.0, 150.0
+    if lit_floor:
+        L = _disc(L, xx, yy, 600, 95, 150.0, 125.0)
+    lab = np.stack([L, a, b], -1) + rng.normal(0, 2.0, (h, w, 3)).astype(np.float32)
+    lab = cv2.GaussianBlur(lab, (0, 0), 1.5)
+    bgr = cv2.cvtColor(np.clip(np.round(lab), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+    masks = [np.hypot(xx - x, yy - y) < 21 for x, y in pits] + [store]
+    stores = [False] * 12 + [True]
+    top = ~np.any([np.hypot(xx - x, yy - y) < 30 for x, y in pits] + [store], axis=0)
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return gray, bgr, masks, stores, top, np.array(pits)
+
+
+def _store_counts(**kw):
+    gray, bgr, masks, stores, top, pits = _store_scene(**kw)
+    got = sc.count_in_masks(gray, masks, top, R, stores, pits, 24, (), bgr)
+    return [r.visible for r in got]
+
+
+def test_brown_beans_among_grey_seeds_in_a_store_count(monkeypatch):
+    """Brown beans among light grey seeds answer the filter below the photo's threshold
+    (set by the light seeds); their colour is not the bare floor's, so the store counts
+    them (session 8's store class). Without the rule the store reads four."""
+    pits = [1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0]
+    assert _store_counts() == pits + [7]
+    assert _store_counts(brown=False) == pits + [4]
+    monkeypatch.setattr(sc, "STORE_WEAK", False)
+    assert _store_counts() == pits + [4]
+
+
+def test_a_weak_patch_of_bare_floor_in_a_store_is_no_seed(monkeypatch):
+    """A weak bright patch of the floor's own colour (lit floor between seeds) is not
+    counted: the colour test, not the response, tells the brown bean from it."""
+    pits = [1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0]
+    assert _store_counts(brown=False, lit_floor=True) == pits + [4]
+    assert _store_counts(lit_floor=True) == pits + [7]
+    monkeypatch.setattr(sc, "WEAK_CHROMA", 0.0)  # without the colour test it would count
+    assert _store_counts(brown=False, lit_floor=True) == pits + [5]
+
+
+def test_floor_chroma_ignores_the_seeds():
+    """The floor reference is the pits' bare floor: the seeds found are left out."""
+    gray, bgr, masks, stores, top, pits = _store_scene()
+    peaks = np.zeros(gray.shape, bool)
+    for i in (0, 3, 8):
+        peaks[pits[i][1] - 2, pits[i][0] + 3] = True
+    floor, spread = sc.floor_chroma(bgr, peaks, masks[:12], R)
+    assert np.allclose(floor, [150.0, 160.0], atol=2.0)
+    assert (spread < 3.0).all()
+    # every pixel next to a seed found: no bare floor, no reference
+    assert sc.floor_chroma(bgr, np.ones(gray.shape, bool), masks[:12], R) is None

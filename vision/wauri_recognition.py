@@ -43,8 +43,10 @@ Pipeline (:func:`read_board`):
    a pile's hidden seeds are shared among the cavities that could hold them. Session 7
    (cached right fits, dev 6400/6401, held-out 6402/6403): the flat per-cavity
    confidence was under-confident (Brier 0.150 dev / 0.149 held-out), given the total
-   0.124 / 0.126; counts unchanged. Left: the stores' split (their brown beans among
-   grey ones are missed, see :mod:`vision.seed_counting`) and piles of 5+.
+   0.124 / 0.126; counts unchanged. Session 8: a store's weak maxima whose colour is
+   not the bare floor's count as seeds (brown beans among grey ones,
+   :func:`vision.seed_counting.store_weak_seeds`; count_view passes the colour view).
+   Left: piles of 5+ and the big stores, where the pits' hidden seeds land (a guess).
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
@@ -219,7 +221,8 @@ def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
             a, b = cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)
             axes.append((a, b, c.r * ppm))
     readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES,
-                                 pit_px.astype(np.int64), int(round(pl.PIT_R * ppm)), axes)
+                                 pit_px.astype(np.int64), int(round(pl.PIT_R * ppm)), axes,
+                                 view)
     return readings
 
 
