@@ -91,8 +91,10 @@ from south's side (held-out normal #24: the camera 72° off the board's axis nea
 the board along the image's vertical). On a real board nothing in one photo tells north's
 side (no marking in the rule text, the board is symmetric under 180° and each store is
 on its owner's right in either reading), so south is the camera's side (SPEC's
-photographer at south); ``--previous`` tells it from the legal turn (whether the counts
-alone could, a reading being as legal turned, is not measured here). The rows' projective depth (the
+photographer at south); ``--previous`` tells it from the legal turn. The counts alone
+do not: in 3000 positions of 600 random legal games (the simulator's kind of position)
+south's store is the larger in 41 %, north's in 44 %, south's row holds more in 45 %,
+north's in 48 %, and the photo does not show who is to move. The rows' projective depth (the
 homography's bottom row: the row nearer the camera) agrees with the image-bottom rule on
 all 25 located dev hard boards and differs only where the rows' depths differ by < 0.3 %
 (dev normal #4, a near-vertical view), so it is not used. Tried and dropped: every
