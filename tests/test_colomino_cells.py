@@ -418,3 +418,19 @@ def test_a_light_cell_enclosed_by_tiles_is_a_joker_only_without_their_shadow():
     shaded[joker] = 0.7          # a tile's cast shadow along one side: an empty cell
     assert found(shaded) == set()
     assert found(None) == set()  # no other cue tells it from a hot spot
+
+
+def test_a_tile_paled_just_below_the_split_is_a_tile_when_far_above_the_plain_cells():
+    rng = np.random.default_rng(5)
+    score = np.clip(0.03 + 0.008 * rng.standard_normal((9, 9)), 0, 1)   # plain print
+    score[2, 3:5] = 0.9                                                   # two tiles
+    score[3, 4] = 0.27                  # paled below a split of 0.3
+    is_tile = score > 0.3
+    got = cr.pale_tiles(score, is_tile)
+    assert set(zip(*np.nonzero(got), strict=True)) == {(3, 4)}
+    # where the plain cells themselves spread (a lamp's coloured light on the print) the
+    # same score is not far enough above them
+    noisy = np.clip(0.08 + 0.05 * rng.standard_normal((9, 9)), 0, 0.3)
+    noisy[2, 3:5] = 0.9
+    noisy[3, 4] = 0.27
+    assert not cr.pale_tiles(noisy, noisy > 0.3).any()

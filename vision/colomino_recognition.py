@@ -14,6 +14,7 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    coloured triangles are saturated against that local print (split per photo, Otsu),
    or when a lamp's highlight paled it (:func:`washed_tiles`: lighter than the print,
    its triangles unlike each other in the colour the glare leaves alone; or
+   :func:`pale_tiles`: just below the split but far above the photo's plain cells; or
    :func:`washed_solid_tiles`: one colour all round, darker than the print in some
    channel, scoring just below the split and well above the plain cells beside it);
    such a tile's colours are judged by the photo's colour mixtures but not fitted into
@@ -118,7 +119,11 @@ two uncovered fields of one colour differ from each other (log colour over the l
 print) as much as from the plastic. Glare-washed multi-colour tiles darker than the
 print (red-clipped photos) stay empty: :func:`washed_tiles` at 0.8 or 0.9 of the print's
 level instead of 1 found 2-3 of them on dev hard but added 2 false tiles there (perfect
-15 -> 14). Jokers
+15 -> 14). Many tiles read empty score just below the tile split's cap 0.3 (0.24-0.30):
+:func:`pale_tiles` takes those far above the plain cells (median + 15 robust sd) and
+judges them without fitting them into the mixtures; fitted, the three found on held-out
+hard spread washed colours (triangle errors 143 -> 146), and at 10 sd dev hard went
+163 -> 172. Jokers
 enclosed by tiles (no plain print beside them) overlap the enclosed empty cells in
 lightness (1.08-1.46 against up to 1.37) and tint; an empty cell among raised tiles
 often shows their cast shadow along a side (band/centre lightness median 0.6) and a
@@ -262,6 +267,9 @@ WASHED_VARY = 0.2
 WASHED_SOLID_FLOOR = 0.8
 #: ... and no plain cell beside it scores more than this share of its own score.
 WASHED_SOLID_ISOLATED = 0.5
+#: :func:`pale_tiles`: robust standard deviations of the plain cells' scores above their
+#: median from which a cell below the tile split is still a (paled) tile.
+PALE_Z = 15.0
 
 
 # ----------------------------------------------------------------------------- read
@@ -654,6 +662,25 @@ def washed_solid_tiles(tri_n: np.ndarray, cell_score: np.ndarray, thr: float,
     return cand & (touch | edge)
 
 
+def pale_tiles(cell_score: np.ndarray, is_tile: np.ndarray, lo: float = 0.18) -> np.ndarray:
+    """Tiles paled just below the photo's tile split: ``(n, n)`` bool.
+
+    The split (:func:`tile_threshold`) is kept at most 0.3 so glare-paled plastic stays
+    apart from print, yet washed tiles still score 0.24-0.30 where the photo's plain
+    cells score about 0.01-0.06. A cell below the split (``is_tile`` False) whose
+    ``cell_score`` lies :data:`PALE_Z` robust standard deviations above the median of
+    the cells below the split (and above ``lo``, the split's own floor) is a tile too;
+    its paled colours are judged by the colour mixtures but not fitted into them (fitted,
+    they spread wrong colours along edges).
+    """
+    low = cell_score[~is_tile]
+    if low.size < 10:
+        return np.zeros_like(is_tile)
+    med = float(np.median(low))
+    sd = 1.4826 * float(np.median(np.abs(low - med)))
+    return ~is_tile & (cell_score > max(lo, med + PALE_Z * sd))
+
+
 def tile_threshold(score: np.ndarray, lo: float = 0.18, hi: float = 0.3) -> float:
     """Split per-cell colourfulness ``score (...)`` (saturation against the local print,
     0..1) into plain cells and tiles: Otsu's threshold, kept within ``lo..hi``."""
@@ -964,6 +991,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     cell_score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)   # two most coloured
     thr = tile_threshold(cell_score)
     is_tile = cell_score > thr
+    # paled tiles just below the split, far above the plain cells (judged, not fitted)
+    pale = pale_tiles(cell_score, is_tile)
+    is_tile |= pale
     jokers = find_jokers(tri_n, centre, loo, is_tile, tri=tri, shade=border_shade(canon, n))
     for _, r, c in jokers:
         is_tile[r, c] = False
@@ -972,6 +1002,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     for _, r, c in jokers:
         washed[r, c] = False
     is_tile |= washed
+    washed |= pale & is_tile    # (a joker found stays a joker)
     # glare-washed one-colour tiles (no two strongly coloured triangles to score by)
     solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile)
     for _, r, c in jokers:
