@@ -122,8 +122,9 @@ level instead of 1 found 2-3 of them on dev hard but added 2 false tiles there (
 15 -> 14). Many tiles read empty score just below the tile split's cap 0.3 (0.24-0.30):
 :func:`pale_tiles` takes those far above the plain cells (median + 15 robust sd) and
 judges them without fitting them into the mixtures; fitted, the three found on held-out
-hard spread washed colours (triangle errors 143 -> 146), and at 10 sd dev hard went
-163 -> 172. Jokers
+hard spread washed colours (triangle errors 143 -> 146); at 10 sd (fitted) dev hard went
+163 -> 172, and at 10 sd judged only dev normal 35 -> 31, held-out normal 49 -> 47 but
+held-out hard 142 -> 145 (more washed tiles found, their colours wrong). Jokers
 enclosed by tiles (no plain print beside them) overlap the enclosed empty cells in
 lightness (1.08-1.46 against up to 1.37) and tint; an empty cell among raised tiles
 often shows their cast shadow along a side (band/centre lightness median 0.6) and a
