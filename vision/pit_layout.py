@@ -106,7 +106,12 @@ fit); the best of the first fit's three shifts by unpolished contrast polished f
 (the right shift has the highest contrast in 2 of 8 wrong first fits); lattice fits
 stretched along the board by 6/8, 6/7, 7/6 and up to 8 further polish rounds for the
 end-on boards (none within the tolerance); ring medians by ``np.partition`` in
-:func:`cavity_contrast` (identical, slower than the one sort).
+:func:`cavity_contrast` (identical, slower than the one sort); one histogram bin for
+every inner distance beyond the ring's largest in :func:`cavity_contrast` (identical, no
+faster); :func:`_peak` vectorised over the 12 windows of a polish round (identical on
+36000 random windows, but 0.24 against 0.19 ms per round at these sizes). Kept: the
+contrast's Lab distances channel by channel (identical, 1.37 → 1.14 ms per contrast,
+find_boards 1.05× less CPU on 40 dev photos, 1.01× on 30 held-out and sample photos).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
