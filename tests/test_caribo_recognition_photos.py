@@ -213,6 +213,40 @@ def test_lamp_yellow_is_not_green():
                        rtol=0.02)
 
 
+# segment colours (linear RGB) of the core cells of dev photo 8100 #49: six tiles under a
+# 2870 K lamp, red and yellow clipped in the red channel, the black paint a warm dark grey
+LAMP_BLACK_FIGURE = [
+    [0.162, 0.078, 0.02], [1.0, 0.057, 0.011], [0.982, 0.045, 0.008], [0.118, 0.045, 0.013],
+    [0.138, 0.061, 0.016], [0.164, 0.079, 0.022], [0.223, 0.238, 0.044], [0.202, 0.105, 0.031],
+    [0.191, 0.098, 0.028], [0.202, 0.105, 0.031], [0.227, 0.125, 0.04], [0.242, 0.248, 0.054],
+    [0.141, 0.064, 0.017], [0.991, 0.04, 0.007], [0.996, 0.036, 0.007], [0.982, 0.039, 0.007],
+    [0.987, 0.053, 0.01], [0.159, 0.076, 0.019], [0.229, 0.246, 0.044], [0.212, 0.112, 0.033],
+    [0.216, 0.117, 0.034], [0.236, 0.252, 0.049], [0.26, 0.266, 0.058], [0.25, 0.254, 0.051],
+    [0.138, 0.063, 0.014], [0.991, 0.518, 0.014], [0.991, 0.5, 0.013], [0.134, 0.06, 0.015],
+    [0.16, 0.076, 0.019], [0.162, 0.078, 0.021], [0.147, 0.067, 0.017], [0.133, 0.057, 0.015],
+    [0.138, 0.06, 0.017], [0.159, 0.074, 0.019], [0.178, 0.088, 0.024], [0.165, 0.08, 0.023]]
+
+
+def test_lamp_light_fit_escapes_a_wrong_exposure(monkeypatch):
+    """From the median brightness ratio the alternating light-and-label fit settles where
+    the dark segments are blue (a 2200 K light, blue gain 0.06); started from the ends of
+    the exposure hint's range too, it finds the lamp's light and reads the figure's
+    paints: 22 black, 6 red, 6 green, 2 yellow segments (tiles 34RS 12GS 34SG 12SR 34YS
+    S)."""
+    from vision import colour
+
+    obs = np.array(LAMP_BLACK_FIGURE)
+    refs = colour.nominal_paints_linear()
+    ll, gain, _ = colour.classify_paints(obs, refs, exposure_hint=0.662)
+    counts = np.bincount(ll.argmax(axis=1), minlength=6)
+    assert dict(zip(colour.LETTERS, counts.tolist(), strict=True)) == {
+        "W": 0, "S": 22, "B": 0, "R": 6, "G": 6, "Y": 2}
+    assert gain[2] / gain[1] > 0.3  # a lamp, not a candle
+    monkeypatch.setattr(colour, "EXTRA_STARTS", ())  # one start: black read as blue
+    ll, _, _ = colour.classify_paints(obs, refs, exposure_hint=0.662)
+    assert np.bincount(ll.argmax(axis=1), minlength=6)[colour.LETTERS.index("S")] == 0
+
+
 def test_edge_match_evidence():
     """Cells whose segments show the colours of the occupied neighbour segments they
     face gain log-odds, cells clashing with them (the table seen through a hole) lose,

@@ -127,22 +127,33 @@ _KELVIN_CHROMA = np.array([planckian_gain(k) for k in KELVIN_GRID])
 once: the same for every photo)."""
 
 
+EXTRA_STARTS = (0.5, 2.0)
+"""Further starting exposures (× the photo's exposure hint) of the alternating
+light-and-label fit, besides the median brightness ratio; each start ends in its own
+self-consistent exposure (dev seed 8100 #49, six tiles under a 2870 K lamp: from the
+median start the warm dark-grey black paint reads as blue under a 2200 K light)."""
+
+
 def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = False,
                     iterations: int = 3, sigma: float = 7.0,
-                    exposure_hint: float | None = None):
+                    exposure_hint: float | None = None, starts: tuple | None = None):
     """Label segment colours with paints and return per-paint log-likelihoods.
 
     ``obs (N, 3)`` linear RGB of segments; ``refs (6, 3)`` linear RGB of the paints in
     :data:`LETTERS` order (nominal or calibrated). The light is a black-body colour
     (searched along the Planckian locus, 2000-9000 K; with ``fixed_light`` the
-    calibration's light is kept) times an exposure; the one explaining the segments
-    best (robust sum of distances to the nearest paint) wins, then a small free
-    per-channel correction (±15 %) is fitted on the labelled segments, and the paint
-    clusters are re-centred on the photo's own segments (shrunk towards the references).
+    calibration's light is kept) times an exposure (fitted alternately with the labels
+    from the median brightness ratio and, with a hint, from :data:`EXTRA_STARTS`); the
+    one explaining the segments best (robust sum of distances to the nearest paint)
+    wins, then a small free per-channel correction (±15 %) is fitted on the labelled
+    segments, and the paint clusters are re-centred on the photo's own segments (shrunk
+    towards the references).
 
     ``exposure_hint``: the exposure suggested by the whole photo (e.g. its highlights
     against white paint); the fitted exposure stays within a factor 2 of it, which
     keeps a photo of only dark tiles from being read as white tiles in dim light.
+    ``starts``: further starting exposures (× the hint) of the alternating fit
+    (default :data:`EXTRA_STARTS`; ``()``: the median brightness ratio only).
 
     Returns ``(loglik (N, 6), gain (3,), centres_lab (6, 3))``; loglik is a Gaussian
     log-density in Lab (lightness weighted ½), normalised per segment (log-softmax).
@@ -160,9 +171,18 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     # every candidate light at once: (K, 3) chromatic gains, (K,) exposures
     chroma = (np.ones((1, 3)) if fixed_light
               else _KELVIN_CHROMA)
-    # exposure: start from the median brightness ratio, then refine on the labels
+    # exposure: start from the median brightness ratio, then refine on the labels. The
+    # alternating fit can settle on a wrong exposure (dark paints labelled white pull it
+    # further down), so each light is also fitted from the ends of the hint's range
+    # (EXTRA_STARTS); every start converges to its own self-consistent exposure and the
+    # (light, exposure) with the least robust cost wins
     ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
     expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
+    starts = EXTRA_STARTS if starts is None else tuple(starts)
+    if exposure_hint is not None and starts:
+        expo = np.concatenate([expo, *(np.full(len(chroma), exposure_hint * f)
+                                       for f in starts)])
+        chroma = np.tile(chroma, (1 + len(starts), 1))
     for _ in range(iterations):
         gain = chroma * expo[:, None]
         d2 = _weighted_dist2(linear_to_lab(obs[None] / gain[:, None]), ref_lab)  # (K, N, 6)
