@@ -111,7 +111,11 @@ seeds whose peaks equal the truth dev 57 -> 60/87 (low 23 -> 19, high 7 -> 8), h
 590 -> 581, perfect boards 3 -> 5 of 66), held-out 616 -> 616/826 (|error| 458 -> 450,
 perfect 4 -> 3 of 59: two big stores of 22 and 20 read right by luck before, 23 and 19
 after); 'boardcam evaluate' held-out 8402 normal (40 photos): piece errors 168/560 both,
-perfect 10.0 -> 7.5 %. ~4 ms CPU per view (colours converted only where needed).
+perfect 10.0 -> 7.5 %; dev 8400 normal piece errors 132 -> 128/560, perfect 5.0 -> 10.0
+%. Tracking ('benchmarks/wauri_tracking.py --games 3 --turns 12 --difficulty normal',
+seeds 8404 and 8405): 32/36 and 33/36 off and on, the same turns, 0 wrong explained. ~4
+ms CPU per view (colours converted only where needed); recognize 242 vs 236 ms CPU per
+photo off/on (12 photos, interleaved: no measurable change).
 Tried and dropped: the same rule in the round pits too (dev 712 -> 710: pits of up to 4
 seeds' peaks right 627 -> 626, 3 more high); the same colour test the other way,
 dropping weak bright peaks of the floor's chroma beside a seed (46 dev boards: pits of
