@@ -181,7 +181,7 @@ def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) ->
 
 def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
                           classes: list[np.ndarray] | None = None,
-                          grow: float = 0.0) -> list[np.ndarray]:
+                          grow: float = 0.0, memo: dict | None = None) -> list[np.ndarray]:
     """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
 
     A class covering a fifth of the photo is the table (or the light) and is dropped.
@@ -190,26 +190,19 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
     two) give a rectangle. ``classes``: the masks of :func:`_colour_classes_small` for
     ``small`` and ``gains``, if already at hand. ``grow``: the regions are first grown by
     this fraction of the photo's shorter side (the thin ring of rim markings beside a
-    board's empty rows is too sparse to join the region of its tiles).
+    board's empty rows is too sparse to join the region of its tiles). ``memo``: a dict
+    kept between calls on the same ``small`` and ``classes`` (the region before growing
+    is computed once).
     """
-    h, w = small.shape[:2]
-    if classes is None:
-        classes = _colour_classes_small(small, gains)
-    masks = [m for m in classes if np.count_nonzero(m) / m.size < 0.2]
-    if len(masks) < 2:
+    if memo is not None and "region" in memo:
+        region, coloured = memo["region"]
+    else:
+        region, coloured = _cluster_region(small, gains, classes)
+        if memo is not None:
+            memo["region"] = region, coloured
+    if region is None:
         return []
-    # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
-    ch, cw = max(1, h // 4), max(1, w // 4)
-    win = max(3, min(ch, cw) // 6) | 1
-    div = np.zeros((ch, cw), np.int32)
-    coloured = np.zeros((h, w), bool)
-    for mk in masks:
-        coloured |= mk
-        coarse = cv2.resize(mk.astype(np.float32), (cw, ch), interpolation=cv2.INTER_AREA)
-        div += cv2.blur(coarse, (win, win)) > 0.01
-    div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
-    need = min(3, len(masks))
-    region = (div >= need).astype(np.uint8)
+    h, w = small.shape[:2]
     if grow > 0:
         k = max(3, int(round(grow * min(h, w))) | 1)
         region = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -221,6 +214,32 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
             continue
         out.append(order_quad(cv2.boxPoints(_mask_rect(sel))))
     return out
+
+
+def _cluster_region(small: np.ndarray, gains: np.ndarray | None,
+                    classes: list[np.ndarray] | None):
+    """``(region (h, w) uint8, coloured (h, w) bool)`` of :func:`_colour_cluster_quads`
+    before growing — where at least three classes (not the table's) occur within a
+    window, and the pixels of any such class — or ``(None, None)`` with fewer than two
+    classes left."""
+    h, w = small.shape[:2]
+    if classes is None:
+        classes = _colour_classes_small(small, gains)
+    masks = [m for m in classes if np.count_nonzero(m) / m.size < 0.2]
+    if len(masks) < 2:
+        return None, None
+    # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
+    ch, cw = max(1, h // 4), max(1, w // 4)
+    win = max(3, min(ch, cw) // 6) | 1
+    div = np.zeros((ch, cw), np.int32)
+    coloured = np.zeros((h, w), bool)
+    for mk in masks:
+        coloured |= mk
+        coarse = cv2.resize(mk.astype(np.float32), (cw, ch), interpolation=cv2.INTER_AREA)
+        div += cv2.blur(coarse, (win, win)) > 0.01
+    div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
+    need = min(3, len(masks))
+    return (div >= need).astype(np.uint8), coloured
 
 
 def _mask_rect(sel: np.ndarray):
@@ -706,7 +725,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     best = None  # (score, n, H image → unit field square)
     best_of_size: dict = {}  # the best option of each board size
     own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
-    clusters = _colour_cluster_quads(small, gains, classes)
+    memo: dict = {}  # the colour region, shared by the cluster searches
+    clusters = _colour_cluster_quads(small, gains, classes, memo=memo)
     cands = [_expand(q, 1.06) / s for q in clusters]
     for stage in range(2):
         if stage == 1:
@@ -717,10 +737,11 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             # markings share the table's colour, reaches past its cluster), then closed
             # outlines of edges, colour and flat regions
             cands = [_expand(q, 1.06) / s
-                     for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH)]
+                     for q in _colour_cluster_quads(small, gains, classes, CLUSTER_GROWTH,
+                                                    memo=memo)]
             cands += [q / s for q in quad_candidates(small, min_frac=0.02)[:4]]
             cands += [_expand(q, 1.06) / s for q in _colour_cluster_quads(
-                small, gains, classes, CLUSTER_GROWTH_LAST)]
+                small, gains, classes, CLUSTER_GROWTH_LAST, memo=memo)]
         for q in cands:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
                                      gains, sizes, own_views=own_views)
