@@ -389,3 +389,44 @@ def test_batched_regrowth_equals_one_by_one():
         (alone,) = caribo_lattice._refine_lattice(H, pitch, ridges, paint, seed)
         assert np.array_equal(got, alone)
     assert not np.allclose(together[0], A)  # the regrowth moved it
+
+
+@pytest.mark.parametrize(("notation", "seed"), [("23GY", 7001), ("23GY", 7002),
+                                                ("34WY,34RY", 7008)])
+def test_small_figures_are_read(notation, seed):
+    """Figures of one and two tiles, as at a game's start (``benchmarks/
+    caribo_small_figures.py``): their lattice holds them in one or two cells that are the
+    whole figure (:func:`vision.caribo_lattice.small_figure_fits`), so it is not dropped
+    as "too coarse"; seed 7002's tile lies beside a larger coaster and two pens, whose
+    edges alone give no hexagonal directions (:func:`caribo_lattice._hexagonal_component`).
+    Both one-tile photos were "no CARIBO tiles found" before."""
+    from vision.evaluation import compare_states
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", notation, seed, "normal")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    answer = cr.recognize(image)
+    assert compare_states("caribo", photo.truth["state"], answer).perfect
+
+
+def test_small_figure_fit_tells_the_tile_from_a_coarse_cell():
+    """One hexagonal tile painted on a synthetic image (its rim and shadow are paint too, so
+    it fills its cell): its own cell fills and explains the paint; a cell twice as large
+    holds it too but is mostly table; a finer cell is all paint but holds a fraction of it."""
+    pitch = 60.0
+    H = hexlattice.affine_lattice_homography(np.array([pitch, 0.0]),
+                                             np.array([0.5 * pitch, 0.5 * math.sqrt(3.0) * pitch]),
+                                             np.array([150.0, 150.0]))
+    paint = np.zeros((300, 300), np.uint8)
+    tile = hexlattice.apply_homography(H, hexlattice.hex_vertices(1.0 / math.sqrt(3.0)))
+    cv2.fillPoly(paint, [np.round(tile).astype(np.int32)], 1)
+    blobs = cv2.connectedComponents(paint)[1]
+    cell = np.zeros((1, 2), np.int64)
+    assert caribo_lattice.small_figure_fits(H, cell, paint, blobs)
+    coarse = H @ np.diag([2.0, 2.0, 1.0])
+    fill, explained = caribo_lattice.cell_fit(coarse, cell, paint, blobs)
+    assert explained > 0.95 and fill < 0.3
+    assert not caribo_lattice.small_figure_fits(coarse, cell, paint, blobs)
+    fine = H @ np.diag([0.5, 0.5, 1.0])
+    fill, explained = caribo_lattice.cell_fit(fine, cell, paint, blobs)
+    assert fill > 0.95 and explained < 0.3
