@@ -247,6 +247,27 @@ def test_lamp_light_fit_escapes_a_wrong_exposure(monkeypatch):
     assert np.bincount(ll.argmax(axis=1), minlength=6)[colour.LETTERS.index("S")] == 0
 
 
+def test_both_lights_at_once_equal_the_two_fits():
+    """classify_paints_both gives exactly (bit for bit) the one-start and the
+    several-start classify_paints results, here on the lamp figure (lights differ) and
+    on random segment colours."""
+    from vision import colour
+
+    refs = colour.nominal_paints_linear()
+    rng = np.random.default_rng(3)
+    sets = [np.array(LAMP_BLACK_FIGURE)] + [rng.uniform(0.001, 1.0, (n, 3)) ** 2
+                                            for n in (6, 40, 150)]
+    differ = 0
+    for obs in sets:
+        hint = 0.662 if len(obs) == 36 else float(rng.uniform(0.3, 1.2))
+        both = colour.classify_paints_both(obs, refs, exposure_hint=hint)
+        for got, starts in zip(both, ((), None), strict=True):
+            want = colour.classify_paints(obs, refs, exposure_hint=hint, starts=starts)
+            assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+        differ += not np.array_equal(both[0][1], both[1][1])
+    assert differ >= 1
+
+
 def test_edge_match_evidence():
     """Cells whose segments show the colours of the occupied neighbour segments they
     face gain log-odds, cells clashing with them (the table seen through a hole) lose,

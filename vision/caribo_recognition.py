@@ -873,15 +873,15 @@ def _read_tiles_under(image, small, scale, lab_det, tdist, lattice, calibration,
                                             and entry["classified"][0] == key) else None
         if lights is None:
             hint = _exposure_hint(small, refs) if exposure is None else exposure
-            lights = {}
-            for mode in ((), None):  # one start, then the further ones (see _read_tiles)
-                if calibration is not None and mode is None:
-                    lights[None] = lights[()]  # a calibration fixes the light
-                    continue
-                _, g, c = colour.classify_paints(
-                    med[core].reshape(-1, 3), refs, fixed_light=calibration is not None,
-                    exposure_hint=hint, starts=mode)
-                lights[mode] = (g, c)
+            if calibration is not None:  # a calibration fixes the light
+                _, g, c = colour.classify_paints(med[core].reshape(-1, 3), refs,
+                                                 fixed_light=True, exposure_hint=hint,
+                                                 starts=())
+                lights = {(): (g, c), None: (g, c)}
+            else:  # one start, and the further ones (see _read_tiles), fitted at once
+                one, more = colour.classify_paints_both(med[core].reshape(-1, 3), refs,
+                                                        exposure_hint=hint)
+                lights = {(): one[1:], None: more[1:]}
             if grown == 0:
                 entry["classified"] = (key, lights)
         gain, centres = lights[starts]

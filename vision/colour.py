@@ -179,6 +179,45 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
     expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
     starts = EXTRA_STARTS if starts is None else tuple(starts)
+    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, expo, starts, exposure_hint,
+                              iterations, clamp)
+    return _label_paints(obs, refs, ref_lab, gains[int(np.argmin(cost))], sigma)
+
+
+def classify_paints_both(obs: np.ndarray, refs: np.ndarray, *, iterations: int = 3,
+                         sigma: float = 7.0, exposure_hint: float | None = None):
+    """:func:`classify_paints` with ``starts=()`` and with the default starts at once
+    (the same results, the one-start fit computed once): ``(one, more)``, each
+    ``(loglik, gain, centres_lab)``; ``more`` is ``one`` itself when the light is the
+    same."""
+    obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
+    ref_lab = linear_to_lab(refs)
+    if len(obs) == 0 or exposure_hint is None or not EXTRA_STARTS:
+        one = classify_paints(obs, refs, iterations=iterations, sigma=sigma,
+                              exposure_hint=exposure_hint, starts=())
+        return one, one
+
+    def clamp(e: np.ndarray) -> np.ndarray:
+        return np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint)
+
+    chroma = _KELVIN_CHROMA
+    ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
+    expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
+    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, expo, EXTRA_STARTS,
+                              exposure_hint, iterations, clamp)
+    k = len(chroma)  # the first k rows are the one-start fit's
+    i_one, i_more = int(np.argmin(cost[:k])), int(np.argmin(cost))
+    one = _label_paints(obs, refs, ref_lab, gains[i_one], sigma)
+    if i_more == i_one:
+        return one, one
+    return one, _label_paints(obs, refs, ref_lab, gains[i_more], sigma)
+
+
+def _fit_lights(obs, refs, ref_lab, chroma, expo, starts, exposure_hint, iterations, clamp):
+    """Alternating light-and-label fit of :func:`classify_paints` for every light of
+    ``chroma (K, 3)`` from the exposures ``expo (K,)`` and, with a hint, from each of
+    ``starts`` (× the hint): ``gains (K (1 + len(starts)), 3)`` and their robust costs,
+    the one-start rows first."""
     if exposure_hint is not None and starts:
         expo = np.concatenate([expo, *(np.full(len(chroma), exposure_hint * f)
                                        for f in starts)])
@@ -194,7 +233,12 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     gains = chroma * expo[:, None]
     d2 = _weighted_dist2(linear_to_lab(obs[None] / gains[:, None]), ref_lab)
     cost = np.minimum(np.sqrt(d2.min(axis=2)), 25.0).sum(axis=1)
-    gain = gains[int(np.argmin(cost))]
+    return gains, cost
+
+
+def _label_paints(obs, refs, ref_lab, gain, sigma):
+    """The rest of :func:`classify_paints` for the chosen light ``gain``: the free
+    per-channel correction, the re-centred paint clusters and the log-likelihoods."""
     labels = np.argmin(_weighted_dist2(linear_to_lab(obs / gain), ref_lab), axis=1)
     free = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
     gain = np.clip(free, gain * 0.85, gain * 1.15)
