@@ -44,7 +44,12 @@ are dropped; and when the paint shows no hexagonal directions, each paint region
 alone (:func:`_hexagonal_component`: a tile beside a larger coaster). Measured in the
 benchmark's docstring; on big figures (dataset seeds 8000 normal 40 / 8001 hard 40,
 held-out 8002 normal 20 / 8003 hard 20) see the commit. Tried and dropped: removing the
-penalty outright (session 7: 12 big-figure boards lost on 370 photos).
+penalty outright (session 7: 12 big-figure boards lost on 370 photos); seeds only on
+paint regions whose own three line directions agree with the lattice's (within 8°;
+props get no seed): small figures dev 7 → 8, held-out normal 13 → 14 of 24, hard 3 → 3,
+but on big figures (53 of 120 photos with other candidates) dev hard 11 → 13 of 26
+perfect with tile errors 215 → 232 (8001 #6 perfect → 28 errors), held-out normal 6 → 7
+errors: not taken.
 """
 
 from __future__ import annotations
