@@ -108,10 +108,11 @@ read under both lights and the higher quality (decoding into the set's tiles, ed
 matching) wins (:func:`_read_tiles`). Tried and dropped: scoring every light at a grid
 of 7 or 13 exposures by the colour cost alone (dev normal 123 → 111 errors, but the
 runner-up test photo and, by the same bias, dark readings won); the multi-start fit
-without the quality check (dev hard #12 0 → 15). Looked at and not tried: vetoing cells
-without an outline (the paper prop's ridge 0.006): of the 1869 cells kept on dev
-8100/8101, 51 have ridge contrast < 0.01 and 20 of them are true tiles (blurred hard
-photos), so the outline alone cannot tell a prop from a tile.
+without the quality check (dev hard #12 0 → 15); a third start at the hint itself
+(answers identical on all 160 dev and held-out photos, more CPU). Looked at and not
+tried: vetoing cells without an outline (the paper prop's ridge 0.006): of the 1869
+cells kept on dev 8100/8101, 51 have ridge contrast < 0.01 and 20 of them are true
+tiles (blurred hard photos), so the outline alone cannot tell a prop from a tile.
 """
 
 from __future__ import annotations
