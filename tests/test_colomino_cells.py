@@ -291,14 +291,19 @@ def _lit_board(spot_gain: float, n: int = 9, seed: int = 0):
     return tri, light
 
 
-def _jokers_with_steps(tri):
+def _jokers_with_steps(tri, steps=True, shade=None):
+    """The jokers :func:`find_jokers` finds on ``tri``; with ``steps`` False without the
+    border steps (``tri`` not passed), i.e. by the tint rule alone; ``shade`` as in
+    :func:`find_jokers`."""
     centre = tri.mean(axis=2)
     local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
     tn = tri / local[:, :, None, :]
     sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
     score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
     is_tile = score > cr.tile_threshold(score)
-    return {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile, tri=tri)}
+    found = cr.find_jokers(tn, centre, loo, is_tile, tri=tri if steps else None,
+                           shade=shade)
+    return {(r, c) for _, r, c in found}
 
 
 def test_a_joker_of_the_prints_tint_steps_up_at_its_border_a_hot_spot_does_not():
@@ -371,13 +376,7 @@ def test_a_tinted_cell_flat_against_the_print_beside_it_is_no_joker():
     tri, light = _lit_board(0.0)
     cell = (6, 7)
     tri[cell] = np.full(3, PRINT.mean()) * light[cell][:, None]
-    centre = tri.mean(axis=2)
-    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
-    tn = tri / local[:, :, None, :]
-    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
-    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
-    is_tile = score > cr.tile_threshold(score)
-    assert {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile)} == {cell}
+    assert _jokers_with_steps(tri, steps=False) == {cell}
     assert _jokers_with_steps(tri) == set()
     # the same tint standing up from the print at its borders is a joker
     tri[cell] = tri[cell] * 1.15
@@ -402,17 +401,10 @@ def test_a_light_cell_enclosed_by_tiles_is_a_joker_only_without_their_shadow():
         for k, letter in enumerate(code):
             tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
     tri[joker] = PRINT * 1.2 * light[joker][:, None]       # lighter, the print's tint
-    centre = tri.mean(axis=2)
-    local, loo = cr.print_field(tri, centre, cr.white_balance(tri, centre))
-    tn = tri / local[:, :, None, :]
-    sat = (tn.max(-1) - tn.min(-1)) / tn.max(-1)
-    score = np.sort(sat, axis=-1)[..., -2:].mean(axis=-1)
-    is_tile = score > cr.tile_threshold(score)
 
     def found(shade):
-        return {(r, c) for _, r, c in cr.find_jokers(tn, centre, loo, is_tile, tri=tri,
-                                                      shade=shade)}
-    flat = np.ones(is_tile.shape)
+        return _jokers_with_steps(tri, shade=shade)
+    flat = np.ones(tri.shape[:2])
     assert found(flat) == {joker}
     shaded = flat.copy()
     shaded[joker] = 0.7          # a tile's cast shadow along one side: an empty cell
