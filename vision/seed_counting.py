@@ -221,10 +221,12 @@ def floor_chroma(bgr: np.ndarray, peaks: np.ndarray, pit_masks: list[np.ndarray]
     grid = np.zeros(peaks.shape, bool)
     grid[::2, ::2] = True
     ys, xs = np.nonzero(inside & grid)
-    py, px = np.nonzero(peaks)
-    if len(px) and len(xs):
-        d2 = (xs[:, None] - px[None, :]) ** 2 + (ys[:, None] - py[None, :]) ** 2
-        clear = d2.min(1) >= (FLOOR_CLEAR * seed_r_px) ** 2
+    if len(xs) and peaks.any():
+        # exact Euclidean distance to the nearest seed found (memory of the view only,
+        # however many seeds)
+        dist = cv2.distanceTransform((~peaks).astype(np.uint8), cv2.DIST_L2,
+                                     cv2.DIST_MASK_PRECISE)
+        clear = dist[ys, xs] >= FLOOR_CLEAR * seed_r_px
         ys, xs = ys[clear], xs[clear]
     if len(xs) < 50:
         return None
