@@ -453,7 +453,6 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     side shows a tile's cast shadow (:data:`JOKER_FLAT`). Returns ``(ratio, row, col)``,
     lightest first (``ratio``: lightness against the print).
     """
-    n = tri_n.shape[0]
     chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
     spread = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1)
     ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
@@ -496,11 +495,7 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         if shade is not None:
             like |= (~seen.any(axis=-1) & ~is_tile & (ratio > lighter) & (shade >= JOKER_FLAT)
                      & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
-    touch = cv2.dilate((is_tile | like).astype(np.uint8),
-                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
-    edge = np.zeros((n, n), bool)
-    edge[[0, -1], :] = edge[:, [0, -1]] = True
-    like &= touch | edge
+    like &= touches_tile_or_edge(is_tile | like)
     return sorted(((float(ratio[r, c]), int(r), int(c)) for r, c in zip(
         *np.nonzero(like), strict=True)), reverse=True)[:4]
 
@@ -589,6 +584,16 @@ def _print_level(local: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return np.maximum((local / gain).mean(axis=-1), 1e-4)[:, :, None]
 
 
+def touches_tile_or_edge(tiles: np.ndarray) -> np.ndarray:
+    """``(n, n)`` bool: the cells sharing a side with a cell of ``tiles`` (``(n, n)``
+    bool), or lying on the field's edge — where a placed tile may lie (placed tiles are
+    connected, to each other or to the rim)."""
+    touch = cv2.dilate(tiles.astype(np.uint8),
+                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
+    touch[[0, -1], :] = touch[:, [0, -1]] = True
+    return touch
+
+
 def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
                  cell_score: np.ndarray, thr: float, is_tile: np.ndarray) -> np.ndarray:
     """Glare-washed multi-colour tiles among the plain-looking cells: ``(n, n)`` bool.
@@ -618,12 +623,7 @@ def washed_tiles(tri: np.ndarray, gain: np.ndarray, local: np.ndarray,
     lighter = wb.mean(axis=(2, 3)) >= level[..., 0]
     washed = (~is_tile & (cell_score > WASHED_SCORE * thr) & (vary >= WASHED_VARY)
               & (free >= thr) & lighter)
-    n = tri.shape[0]
-    touch = cv2.dilate(is_tile.astype(np.uint8),
-                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
-    edge = np.zeros((n, n), bool)
-    edge[[0, -1], :] = edge[:, [0, -1]] = True
-    return washed & (touch | edge)
+    return washed & touches_tile_or_edge(is_tile)
 
 
 def washed_solid_tiles(tri_n: np.ndarray, cell_score: np.ndarray, thr: float,
@@ -655,12 +655,7 @@ def washed_solid_tiles(tri_n: np.ndarray, cell_score: np.ndarray, thr: float,
     beside = np.maximum.reduce([others[:-2, 1:-1], others[2:, 1:-1], others[1:-1, :-2],
                                 others[1:-1, 2:]])
     cand &= (beside >= 0) & (beside <= WASHED_SOLID_ISOLATED * cell_score)
-    n = tri_n.shape[0]
-    touch = cv2.dilate(is_tile.astype(np.uint8),
-                       np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)) > 0
-    edge = np.zeros((n, n), bool)
-    edge[[0, -1], :] = edge[:, [0, -1]] = True
-    return cand & (touch | edge)
+    return cand & touches_tile_or_edge(is_tile)
 
 
 def pale_tiles(cell_score: np.ndarray, is_tile: np.ndarray, lo: float = 0.18) -> np.ndarray:
@@ -996,18 +991,16 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     pale = pale_tiles(cell_score, is_tile)
     is_tile |= pale
     jokers = find_jokers(tri_n, centre, loo, is_tile, tri=tri, shade=border_shade(canon, n))
+    not_joker = np.ones_like(is_tile)   # a joker found stays a joker
     for _, r, c in jokers:
-        is_tile[r, c] = False
-    # glare-washed multi-colour tiles (a joker found stays a joker)
-    washed = washed_tiles(tri, gain, local, cell_score, thr, is_tile)
-    for _, r, c in jokers:
-        washed[r, c] = False
+        not_joker[r, c] = False
+    is_tile &= not_joker
+    # glare-washed multi-colour tiles
+    washed = washed_tiles(tri, gain, local, cell_score, thr, is_tile) & not_joker
     is_tile |= washed
-    washed |= pale & is_tile    # (a joker found stays a joker)
+    washed |= pale & not_joker
     # glare-washed one-colour tiles (no two strongly coloured triangles to score by)
-    solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile)
-    for _, r, c in jokers:
-        solid[r, c] = False
+    solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile) & not_joker
     is_tile |= solid
     washed |= solid
     # hues after the board's global print balance (a tinted print would bend the hues
