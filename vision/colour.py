@@ -160,27 +160,13 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
     """
     obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
     ref_lab = linear_to_lab(refs)
-
-    def clamp(e: np.ndarray) -> np.ndarray:
-        if exposure_hint is None:
-            return e
-        return np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint)
-
     if len(obs) == 0:
         return np.zeros((0, 6)), np.ones(3), ref_lab
     # every candidate light at once: (K, 3) chromatic gains, (K,) exposures
     chroma = (np.ones((1, 3)) if fixed_light
               else _KELVIN_CHROMA)
-    # exposure: start from the median brightness ratio, then refine on the labels. The
-    # alternating fit can settle on a wrong exposure (dark paints labelled white pull it
-    # further down), so each light is also fitted from the ends of the hint's range
-    # (EXTRA_STARTS); every start converges to its own self-consistent exposure and the
-    # (light, exposure) with the least robust cost wins
-    ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
-    expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
     starts = EXTRA_STARTS if starts is None else tuple(starts)
-    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, expo, starts, exposure_hint,
-                              iterations, clamp)
+    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations)
     return _label_paints(obs, refs, ref_lab, gains[int(np.argmin(cost))], sigma)
 
 
@@ -197,14 +183,9 @@ def classify_paints_both(obs: np.ndarray, refs: np.ndarray, *, iterations: int =
                               exposure_hint=exposure_hint, starts=())
         return one, one
 
-    def clamp(e: np.ndarray) -> np.ndarray:
-        return np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint)
-
     chroma = _KELVIN_CHROMA
-    ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
-    expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
-    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, expo, EXTRA_STARTS,
-                              exposure_hint, iterations, clamp)
+    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, EXTRA_STARTS, exposure_hint,
+                              iterations)
     k = len(chroma)  # the first k rows are the one-start fit's
     i_one, i_more = int(np.argmin(cost[:k])), int(np.argmin(cost))
     one = _label_paints(obs, refs, ref_lab, gains[i_one], sigma)
@@ -213,11 +194,24 @@ def classify_paints_both(obs: np.ndarray, refs: np.ndarray, *, iterations: int =
     return one, _label_paints(obs, refs, ref_lab, gains[i_more], sigma)
 
 
-def _fit_lights(obs, refs, ref_lab, chroma, expo, starts, exposure_hint, iterations, clamp):
+def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
     """Alternating light-and-label fit of :func:`classify_paints` for every light of
-    ``chroma (K, 3)`` from the exposures ``expo (K,)`` and, with a hint, from each of
+    ``chroma (K, 3)`` from the median brightness ratio and, with a hint, from each of
     ``starts`` (× the hint): ``gains (K (1 + len(starts)), 3)`` and their robust costs,
-    the one-start rows first."""
+    the one-start rows first. The exposures stay within a factor 2 of the hint."""
+
+    def clamp(e: np.ndarray) -> np.ndarray:
+        if exposure_hint is None:
+            return e
+        return np.clip(e, 0.5 * exposure_hint, 2.0 * exposure_hint)
+
+    # exposure: start from the median brightness ratio, then refine on the labels. The
+    # alternating fit can settle on a wrong exposure (dark paints labelled white pull it
+    # further down), so each light is also fitted from the ends of the hint's range
+    # (EXTRA_STARTS); every start converges to its own self-consistent exposure and the
+    # (light, exposure) with the least robust cost wins
+    ref_sum = np.median((refs[None] * chroma[:, None]).sum(axis=2), axis=1)
+    expo = clamp(float(np.median(obs.sum(1))) / np.maximum(ref_sum, 1e-6))
     if exposure_hint is not None and starts:
         expo = np.concatenate([expo, *(np.full(len(chroma), exposure_hint * f)
                                        for f in starts)])
