@@ -204,6 +204,18 @@ def _lab(bgr_pixels: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(px, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
 
 
+def clear_of_seeds(peaks: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+                   radius: float) -> np.ndarray:
+    """Bool per point ``(ys[i], xs[i])``: at least ``radius`` px (exact Euclidean
+    distance) from every seed found (``peaks``: bool ``(H, W)``); all True without
+    seeds. Memory of the view only, however many seeds and points."""
+    if not len(xs) or not peaks.any():
+        return np.ones(len(xs), bool)
+    dist = cv2.distanceTransform((~peaks).astype(np.uint8), cv2.DIST_L2,
+                                 cv2.DIST_MASK_PRECISE)
+    return dist[ys, xs] >= radius
+
+
 def floor_chroma(bgr: np.ndarray, peaks: np.ndarray, pit_masks: list[np.ndarray],
                  seed_r_px: float) -> tuple[np.ndarray, np.ndarray] | None:
     """The photo's bare-floor chroma and its spread.
@@ -221,13 +233,8 @@ def floor_chroma(bgr: np.ndarray, peaks: np.ndarray, pit_masks: list[np.ndarray]
     grid = np.zeros(peaks.shape, bool)
     grid[::2, ::2] = True
     ys, xs = np.nonzero(inside & grid)
-    if len(xs) and peaks.any():
-        # exact Euclidean distance to the nearest seed found (memory of the view only,
-        # however many seeds)
-        dist = cv2.distanceTransform((~peaks).astype(np.uint8), cv2.DIST_L2,
-                                     cv2.DIST_MASK_PRECISE)
-        clear = dist[ys, xs] >= FLOOR_CLEAR * seed_r_px
-        ys, xs = ys[clear], xs[clear]
+    clear = clear_of_seeds(peaks, ys, xs, FLOOR_CLEAR * seed_r_px)
+    ys, xs = ys[clear], xs[clear]
     if len(xs) < 50:
         return None
     ab = _lab(bgr[ys, xs])[:, 1:]
@@ -262,11 +269,8 @@ def store_weak_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
             inside |= m
     cand = maxima & inside & (resp > WEAK_FRACTION * th) & ~peaks
     ys, xs = np.nonzero(cand)
-    py, px = np.nonzero(peaks)
-    if len(xs) and len(px):
-        clear = np.hypot(xs[:, None] - px[None, :], ys[:, None] - py[None, :]).min(1) \
-            >= WEAK_GAP * seed_r_px
-        ys, xs = ys[clear], xs[clear]
+    clear = clear_of_seeds(peaks, ys, xs, WEAK_GAP * seed_r_px)
+    ys, xs = ys[clear], xs[clear]
     if not len(xs):
         return out
     ref = floor_chroma(bgr, peaks, [m for m, store in zip(masks, st, strict=True)
