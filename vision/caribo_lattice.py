@@ -139,10 +139,12 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
         cv2.circle(d, (int(x0), int(y0)), int(max(4 * dist[y0, x0], 10)), 0.0, -1)
     bbox = cv2.boundingRect(paint.astype(np.uint8))  # x, y, w, h of the paint
     blobs = cv2.connectedComponents(paint.astype(np.uint8), connectivity=8)[1]
+    areas = np.bincount(blobs.ravel())  # pixels per paint region
     paint = paint.astype(np.float32)  # sampled many times below: convert once
     per_seed = []
     for c0 in seeds:
-        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs)
+        ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs,
+                                  areas)
         if ranked:
             # candidates far below the seed's best are never the lattice read: not refined
             top = max(score for score, _, _ in ranked)
@@ -377,13 +379,14 @@ def _paint_window(bbox, pitch: float):
     return centre, 0.5 * math.hypot(w, h) + 2.0 * pitch + 2.0
 
 
-def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs=None) -> list:
+def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, areas) -> list:
     """Lattices ``(score, pitch, H)`` seeded at ``c0``: best first, then the others.
 
     Scale and phase are searched on the cells around the seed (outline contrast); the
     local maxima over scale and the three vertex phases are then ranked by how little
     the figure's outline cuts through cells, compared with random phases. ``bbox``
-    ``(x, y, w, h)`` is the paint's bounding box.
+    ``(x, y, w, h)`` is the paint's bounding box; ``blobs`` the paint's connected
+    regions (``(H, W)`` int labels) and ``areas`` their pixel counts.
     """
     n = 8
     fr = (np.arange(n) + 0.5) / n - 0.5
@@ -435,8 +438,7 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs=None
                        [_paint_window(bbox, p) for _, p, phases in phased for _ in phases])
     on_paint = [flat[3 * j: 3 * j + 3] for j in range(len(phased))]
     n_vertex = len(phased)  # candidates phased on the outline (the others on the paint)
-    areas = None if blobs is None else np.bincount(blobs.ravel())
-    if SMALL_FIGURE and blobs is not None:
+    if SMALL_FIGURE:
         # a figure of one to three tiles: its lattice is also phased on the paint's centre
         phased, all_cuts, on_paint = _small_figure_phases(
             c0, A, phased, all_cuts, on_paint, paint, boundary, blobs, bbox)
@@ -448,7 +450,7 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs=None
             # prefer any finer candidate, unless its few cells are the whole figure
             cells = on_paint[j][m]
             if len(cells) < 3:
-                if (SMALL_FIGURE and blobs is not None and len(cells)
+                if (SMALL_FIGURE and len(cells)
                         and small_figure_fits(Hs, cells, paint, blobs, areas)):
                     whole.append(len(scored))
                 elif j >= n_vertex:
