@@ -2,7 +2,8 @@
 truth or in the answer, with the evidence :func:`vision.colomino_recognition.find_jokers`
 weighed.
 
-Usage: ``python benchmarks/colomino_cells_jokers.py DIR [DIR ...]``.
+Usage: ``python benchmarks/colomino_cells_jokers.py DIR [DIR ...]`` (the fields stored in
+``DIR/.field_cache`` by ``colomino_cells_diag.py`` are used where present).
 
 One line per cell: photo, ``OK``/``BAD``, truth → read (canonical cell), lightness
 against the print around (relative to the photo's plain cells) with the photo's robust
@@ -29,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from colomino_cells_diag import cached_locate  # noqa: E402
 from colomino_cells_pixels import canonical_codes, read_with_field  # noqa: E402
 
 from vision import colomino_recognition as cr  # noqa: E402
@@ -74,10 +76,15 @@ def main(argv=None) -> int:
             truth = json.loads(f.read_text())
             if "state" not in truth:
                 continue
+            real = cr.locate_field
+            if (Path(d) / ".field_cache").is_dir():  # the fields colomino_cells_diag stored
+                cr.locate_field = cached_locate(Path(d) / ".field_cache", f.stem)
             try:
                 ans, (Hc, n, _, canon) = read_with_field(cv2.imread(str(f.with_suffix(".jpg"))))
             except NothingFound:
                 continue
+            finally:
+                cr.locate_field = real
             want = truth["state"]["rows"]
             if n != len(want):
                 continue
@@ -93,7 +100,7 @@ def main(argv=None) -> int:
             feats = joker_features(canon, n)
             for (r, c), t in sorted(tcan.items()):
                 a = acan.get((r, c))
-                if "*" not in (t, a):
+                if "*" not in (t, a) or not (0 <= r < n and 0 <= c < n):
                     continue
                 ok = t == a
                 counts["right" if ok else "missed" if t == "*" else "false"] += 1

@@ -383,6 +383,26 @@ def test_a_tinted_cell_flat_against_the_print_beside_it_is_no_joker():
     assert _jokers_with_steps(tri) == {cell}
 
 
+def test_a_joker_stays_a_joker_when_a_tiles_shadow_darkens_the_print_beyond_one_side():
+    # a white slab 28 % lighter than the print, of its tint, beside a tile (west); east
+    # of it plain print whose far (east) triangle lies in the cast shadow of a tile
+    # beyond: extrapolated across the border, that print seems to rise to the joker's
+    # level (step about 0). It steps up against the print on its other sides, so it is a
+    # raised slab, not flat print.
+    tri, light = _lit_board(0.0)
+    joker = (4, 5)
+    for rc, code in {(4, 4): "GGYR", (4, 7): "RRBB"}.items():
+        for k, letter in enumerate(code):
+            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    tri[4, 6, 1] *= 0.78                                   # the tile's shadow
+    tri[joker] = PRINT * 1.28 * light[joker][:, None]
+    plain = np.ones(tri.shape[:2], bool)
+    plain[2, 3:5] = plain[6, 6] = plain[4, 4] = plain[4, 7] = plain[joker] = False
+    step = cr.edge_steps(tri, plain)[joker]
+    assert abs(step[1]) < cr.JOKER_MIN_STEP and step[0] > cr.JOKER_STEP
+    assert _jokers_with_steps(tri) == {joker}
+
+
 def test_border_shade_sees_a_shadow_along_one_side():
     from vision.colomino_field import CELL, MARGIN_CELLS
 

@@ -48,10 +48,10 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    plastic on a tinted print), or a little lighter than the print and stepping up at its
    border against every plain print cell beside it (:func:`edge_steps`: a raised slab; a
    lamp's hot spot brightens both sides of a border alike; a cell flat against the
-   print beside it is none), or, enclosed by tiles, lighter than the print and free of
-   their cast shadow (:func:`border_shade`: a raised slab), and that touches a tile or
-   the field's edge; an uncovered
-   printed field (a solid cell of the printed colour where the layout prints one) → ``.``.
+   print on every side where print lies beside it is none), or, enclosed by tiles,
+   lighter than the print and free of their cast shadow (:func:`border_shade`: a raised
+   slab), and that touches a tile or the field's edge; an uncovered printed field (a
+   solid cell of the printed colour where the layout prints one) → ``.``.
 
 Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
 that clips the red channel (warm light, glare) turns yellow triangles green and red ones
@@ -133,7 +133,8 @@ jokers have a joker's Lab chroma and hue after the print balance (both 20-40, gr
 on these prints) and of their tint against the print (both opponent axes span the
 true jokers' range), and neighbours all facing one colour occur around true jokers too.
 Every true joker beside plain print steps up at its border (>= 0.081 on dev), so a flat
-cell there is print (:data:`JOKER_MIN_STEP`; it removed the tint rule's false jokers).
+cell there is print (:data:`JOKER_MIN_STEP`; it removed the tint rule's false jokers;
+session 9: flat on every side, not on any side — see the constant).
 Enclosed jokers: a joker with no print beside it, lighter than the print by the photo's
 threshold and with no side band below :data:`JOKER_FLAT` of its centre, is taken
 (:func:`border_shade`; of the enclosed empty cells at least 1.05 of the print only one
@@ -215,8 +216,11 @@ JOKER_SURE_LIGHT = 3.0
 #: it (at least one) is a joker, whatever its tint.
 JOKER_STEP = 0.1
 JOKER_STEP_RATIO = 1.04
-#: Every joker found beside plain print steps up at least this much at every such border
-#: (:func:`edge_steps`); a cell that does not is flat print, whatever its tint or light.
+#: Every joker beside plain print steps up at least this much at some such border
+#: (:func:`edge_steps`); a cell that steps up at none is flat print, whatever its tint or
+#: light. (At every border was asked first: a tile's cast shadow on the far triangle of
+#: the print beside a joker makes that print seem to rise towards the joker, step about
+#: 0, and a joker 1.29 times as light as the print was lost, dev 8700 #03.)
 JOKER_MIN_STEP = 0.04
 #: A cell with no plain print beside it, lighter than the print like a joker, whose every
 #: side band keeps this share of its centre's lightness (:func:`border_shade`: no tile's
@@ -447,7 +451,7 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     lighter than the print (:data:`JOKER_STEP_RATIO`) is also a joker when it stands out
     against the print beside it by a step at the border (:data:`JOKER_STEP`,
     :func:`edge_steps`), tint or not, and a cell beside plain print that does not step
-    up against it (:data:`JOKER_MIN_STEP`) is none. With ``shade (n, n)``
+    up against it on any side (:data:`JOKER_MIN_STEP`) is none. With ``shade (n, n)``
     (:func:`border_shade`, optional) a cell with no plain print beside it (enclosed by
     tiles and the field's edge), lighter than the print and white, is a joker when no
     side shows a tile's cast shadow (:data:`JOKER_FLAT`). Returns ``(ratio, row, col)``,
@@ -489,7 +493,9 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
                  & ~is_tile & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
         # and where plain print lies beside a cell, a joker always steps up against it:
         # a flat cell (tinted or lit like a joker) is print
-        like &= ~(seen.any(axis=-1) & (low < JOKER_MIN_STEP))
+        # (on some side: a tile's shadow on the print beyond one side flattens that step)
+        high = np.where(seen, step, -np.inf).max(axis=-1)
+        like &= ~(seen.any(axis=-1) & (high < JOKER_MIN_STEP))
         # enclosed by tiles (no print beside to step against): a raised slab among raised
         # tiles takes no shadow from them, an empty cell there does
         if shade is not None:
