@@ -275,3 +275,19 @@ def test_robust_homography_local_polishes_a_nearly_right_view():
     assert H is not None
     got = cv2.perspectiveTransform(src[~bad][None], H)[0]
     assert np.abs(got - dst[~bad]).max() < 1.5
+
+
+def test_msac_costs_are_the_same_in_any_chunk_and_near_the_exact_cost():
+    """The hypotheses are costed in chunks by one matrix product each: a hypothesis's
+    cost does not depend on its chunk (bit for bit), and equals the float64 cost within
+    float32 rounding."""
+    src, dst, _, _ = _crossings(n=12, seed=3, outliers=0.5)
+    src, dst = src.astype(np.float64), dst.astype(np.float64)
+    hyps = np.concatenate([np.eye(3)[None], sg._rectangle_hypotheses(src, dst, 24.0)])
+    t2 = (sg.ROBUST_INLIER * 24.0) ** 2
+    whole = sg._msac_costs(hyps, src, dst, t2)
+    for chunk in (1, 7, 1000):
+        assert np.array_equal(sg._msac_costs(hyps, src, dst, t2, chunk=chunk), whole)
+    p = np.einsum("kij,nj->kni", hyps, np.concatenate([src, np.ones((len(src), 1))], 1))
+    exact = np.minimum(np.sum(np.square(p[..., :2] / p[..., 2:] - dst), axis=2), t2).sum(1)
+    assert np.allclose(whole, exact, rtol=1e-3, atol=1e-2)
