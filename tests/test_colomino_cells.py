@@ -446,3 +446,58 @@ def test_a_tile_paled_just_below_the_split_is_a_tile_when_far_above_the_plain_ce
     noisy[2, 3:5] = 0.9
     noisy[3, 4] = 0.27
     assert not cr.pale_tiles(noisy, noisy > 0.3).any()
+
+
+def test_label_posteriors_add_the_evidence_of_both_sides_of_an_edge():
+    n, K = 3, 4
+    is_tile = np.zeros((n, n), bool)
+    is_tile[1, 0] = is_tile[1, 1] = True                   # two tiles side by side
+    dist = np.full((n, n, 4, K), 3.0)
+    dist[..., 0] = 0.0                                      # every triangle sure of red
+    labels = np.zeros((n, n, 4), int)
+    # the shared edge (E of (1, 0), W of (1, 1)): one side says red, the other blue
+    # equally sure: a coin flip between the two
+    dist[1, 1, 3] = [3.0, 3.0, 3.0, 0.0]
+    p = cr.label_posteriors(labels, dist, is_tile)
+    assert p[1, 0, 1] == pytest.approx(0.5, abs=0.01) and p[1, 1, 3] == p[1, 0, 1]
+    assert p[1, 0, 0] > 0.99 and (p[~is_tile] == 1.0).all()
+    # where both sides agree the joint evidence is surer than either side alone
+    dist[1, 1, 3] = [0.4, 3.0, 3.0, 3.0]
+    dist[1, 0, 1] = [0.4, 3.0, 3.0, 3.0]
+    alone = np.exp(-0.4 / cr.POSTERIOR_SCALE)
+    assert cr.label_posteriors(labels, dist, is_tile)[1, 0, 1] > 1 / (1 + 3 * alone)
+    # the layout's rim marking adds to a triangle at the field's edge
+    rim = np.full((4, n), -1)
+    rim[3, 1] = 0                                           # west side, row 1: red
+    dist[1, 0, 3] = [0.3, 0.3, 3.0, 3.0]
+    without = cr.label_posteriors(labels, dist, is_tile)[1, 0, 3]
+    assert cr.label_posteriors(labels, dist, is_tile, rim)[1, 0, 3] > without + 0.3
+
+
+def test_cell_confidences_are_unsure_near_the_tile_split_and_on_a_misfitted_grid():
+    n = 4
+    colour_p = np.ones((n, n, 4))
+    z = np.full((n, n), -20.0)                      # plain print, far below the split
+    is_tile = np.zeros((n, n), bool)
+    is_tile[0, :] = True
+    z[0, :] = 20.0
+    colour_p[0, 1, 2] = 0.6                         # one triangle's colour unsure
+    z[0, 2] = 0.5                                   # just above the split
+    z[3, 3] = -0.5                                  # just below it
+    none = np.zeros((n, n), bool)
+    joker = none.copy()
+    joker[1, 0] = True
+    conf = cr.cell_confidences(colour_p, z, is_tile, none, none, joker, none, 0)
+    assert conf[0, 0] > 0.99 and conf[2, 2] > 0.99          # a sure tile, sure print
+    assert conf[0, 1] == pytest.approx(0.6, abs=0.01)        # as sure as its colours
+    assert conf[0, 2] < 0.7 and conf[3, 3] < 0.7              # either side of the split
+    assert conf[1, 0] == cr.CONF_JOKER
+    washed = none.copy()
+    washed[0, 0] = True
+    assert cr.cell_confidences(colour_p, z, is_tile, washed, none, joker, none, 0)[
+        0, 0] <= cr.CONF_WASHED
+    # rim markings read against the layout: the grid is likely off, nothing is sure
+    off = cr.cell_confidences(colour_p, z, is_tile, none, none, joker, none, 8)
+    assert off.max() <= 0.1 and off.min() >= 0.05
+    assert cr.cell_confidences(colour_p, z, is_tile, none, none, joker, none, 1)[
+        0, 0] == conf[0, 0]

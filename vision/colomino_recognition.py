@@ -52,6 +52,17 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    lighter than the print and free of their cast shadow (:func:`border_shade`: a raised
    slab), and that touches a tile or the field's edge; an uncovered printed field (a
    solid cell of the printed colour where the layout prints one) → ``.``.
+7. *Confidences* (:func:`cell_confidences`): a tile is as sure as its four decoded
+   colours together (:func:`label_posteriors`: both sides of an edge and the rim
+   marking weighed as the edge decoding weighs them) and as its distance from the tile
+   split (in the photo's own robust spread of plain cells' scores); an empty cell as
+   that distance; jokers, washed tiles and uncovered printed fields are capped by how
+   often such readings were right on dev; rim markings read against the layout (a grid
+   off by part of a cell) make every cell unsure. Calibrated on dev seeds 8700/8701
+   (``benchmarks/colomino_cells_calib.py``): cells stated >= 0.99 were right 99.94 % /
+   99.78 % (normal / hard; 98.88 % / 96.44 % when every tile's confidence was its
+   colour margin and every empty cell's 1.0), held-out 8702/8703 99.92 % / 99.63 %
+   (before 99.52 % / 98.96 %); about three quarters of the cells are stated >= 0.99.
 
 Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
 that clips the red channel (warm light, glare) turns yellow triangles green and red ones
@@ -275,6 +286,26 @@ WASHED_SOLID_ISOLATED = 0.5
 #: :func:`pale_tiles`: robust standard deviations of the plain cells' scores above their
 #: median from which a cell below the tile split is still a (paled) tile.
 PALE_Z = 15.0
+#: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
+#: 8700/8701: the share of cells read right at each stated confidence): the tile split's
+#: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
+#: sure (a cell at the split is a coin flip) ...
+CONF_PRESENCE_SD = 1.7
+#: ... and the most a reading of each kind is stated at: a glare-washed or paled tile
+#: (its colours judged from pale evidence; about half of them had a triangle wrong), a
+#: washed one-colour tile, a joker (93 % right on dev), an uncovered printed field (98 %:
+#: a one-colour tile on its own printed field looks the same).
+CONF_WASHED = 0.7
+CONF_SOLID = 0.5
+CONF_JOKER = 0.9
+CONF_PRINT = 0.97
+#: Rim markings read otherwise than the default layout, beyond this many, mean the grid
+#: is likely misfitted (a fit off by part of a cell read 8-27 markings wrong on dev; right
+#: fits 0-1): every cell's confidence falls by a quarter for each one more, to 0.05.
+CONF_RIM_SLACK = 1
+#: Diagnosis hook: when a dict, :func:`recognize` stores its per-cell evidence there
+#: (SPEC orientation) for the calibration benchmarks; None in use.
+_TRACE: dict | None = None
 
 
 # ----------------------------------------------------------------------------- read
@@ -946,6 +977,86 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     return out
 
 
+def cell_confidences(colour_p: np.ndarray, tile_z: np.ndarray, is_tile: np.ndarray,
+                     washed: np.ndarray, solid: np.ndarray, joker: np.ndarray,
+                     printed: np.ndarray, rim_mismatch: int) -> np.ndarray:
+    """How sure each cell's reading is: ``(n, n)`` in 0.05..1, meant as the chance it
+    is right (calibrated on simulator photos; see :data:`CONF_PRESENCE_SD`).
+
+    ``colour_p (n, n, 4)``: the posterior of every triangle's decoded colour
+    (:func:`label_posteriors`; 1 off the tiles), ``tile_z (n, n)``: the cell's tile score
+    from the photo's tile split in robust standard deviations of the plain cells' scores
+    (positive: tile side). ``is_tile``, ``washed`` (glare-washed or paled tiles),
+    ``solid`` (washed one-colour tiles), ``joker``, ``printed`` (uncovered printed fields),
+    all ``(n, n)`` bool, say how the cell was read; ``rim_mismatch``: the rim markings read
+    otherwise than the layout (a misfitted grid). A tile is as sure as its four colours
+    together (the product) and its presence; an empty cell as its absence (a cell near
+    the split is unsure either way); a joker, a washed tile and an uncovered field are
+    capped at :data:`CONF_JOKER`, :data:`CONF_WASHED`, :data:`CONF_SOLID`,
+    :data:`CONF_PRINT`.
+    """
+    presence = 1.0 - 0.5 * np.exp(-np.abs(tile_z) / CONF_PRESENCE_SD)
+    conf = np.where(is_tile, colour_p.prod(axis=-1) * presence, presence)
+    conf = np.where(is_tile & washed, conf * CONF_WASHED, conf)
+    conf = np.where(is_tile & solid, conf * CONF_SOLID / CONF_WASHED, conf)
+    conf = np.where(printed, np.minimum(conf, CONF_PRINT), conf)
+    conf = np.where(joker, CONF_JOKER, conf)
+    board = 1.0 - 0.25 * max(0, rim_mismatch - CONF_RIM_SLACK)
+    return np.clip(conf * board, 0.05, 1.0)
+
+
+def edge_agreement(labels: np.ndarray, is_tile: np.ndarray) -> tuple[int, int]:
+    """``(agreeing, shared)``: of the edges two tiles share (``is_tile (n, n)``), how many
+    carry the same colour on both sides as read (``labels (n, n, 4)``, canonical N, E, S,
+    W, before the edge decoding). Placed tiles match their neighbours, so on a well
+    fitted grid nearly all agree; a grid off by part of a cell splits tiles and pairs
+    triangles of one tile or of print, which agree only by chance."""
+    a_ew = is_tile[:, :-1] & is_tile[:, 1:]
+    a_ns = is_tile[:-1, :] & is_tile[1:, :]
+    same = ((labels[:, :-1, 1] == labels[:, 1:, 3]) & a_ew).sum() + (
+        (labels[:-1, :, 2] == labels[1:, :, 0]) & a_ns).sum()
+    return int(same), int(a_ew.sum() + a_ns.sum())
+
+
+def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
+                     rim_known: np.ndarray | None = None,
+                     weight: np.ndarray | None = None,
+                     scale: float = POSTERIOR_SCALE) -> np.ndarray:
+    """Posterior ``(n, n, 4)`` of every triangle's decoded colour given the evidence the
+    edge decoding (:func:`decode_edges`) weighed.
+
+    Two touching tile triangles share one colour, so their evidence adds (``dist`` of
+    both sides, each scaled by ``weight`` as in the decoding); a triangle at the field's
+    edge adds the layout's marking (:data:`RIM_PRIOR`, ``rim_known`` as in
+    :func:`decode_edges`); any other triangle has its own evidence only. The summed
+    evidence distance ``D (K,)`` gives ``exp(-D / scale)`` normalised over the colours,
+    taken at the decoded label (``labels (n, n, 4)``); ``dist (n, n, 4, K)`` is
+    −log posterior × :data:`POSTERIOR_SCALE` where the mixtures judged, so ``scale``
+    above that tempers them. Cells that are not tiles get 1.
+    """
+    n, K = labels.shape[0], dist.shape[-1]
+    w = np.ones(labels.shape) if weight is None else weight
+    cost = dist * w[..., None]
+    total = cost.copy()
+    for sa, sb, dr, dc in ((1, 3, 0, 1), (2, 0, 1, 0)):
+        a = is_tile[:n - dr, :n - dc] & is_tile[dr:, dc:]
+        ca, cb = cost[:n - dr, :n - dc, sa], cost[dr:, dc:, sb]
+        both = ca + cb
+        total[:n - dr, :n - dc, sa] = np.where(a[..., None], both, total[:n - dr, :n - dc, sa])
+        total[dr:, dc:, sb] = np.where(a[..., None], both, total[dr:, dc:, sb])
+    if rim_known is not None:
+        idx = np.arange(n)
+        cells = ((np.zeros(n, int), idx), (idx, np.full(n, n - 1)),
+                 (np.full(n, n - 1), idx), (idx, np.zeros(n, int)))
+        for side, (rr, cc) in enumerate(cells):
+            known = rim_known[side] >= 0
+            prior = RIM_PRIOR * (np.arange(K)[None, :] != rim_known[side][:, None])
+            total[rr, cc, side] += np.where(known[:, None], prior, 0.0)
+    e = np.exp(-(total - total.min(axis=-1, keepdims=True)) / scale)
+    p = np.take_along_axis(e, labels[..., None], axis=-1)[..., 0] / e.sum(axis=-1)
+    return np.where(is_tile[..., None], p, 1.0)
+
+
 # ----------------------------------------------------------------------------- orient
 def rotate_cw(rows: list[list[str]], rim: dict[str, str]):
     """Turn a board picture 90° clockwise: cells, tile edges and rim move together."""
@@ -1019,7 +1130,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     ab = np.concatenate([tri_lab[coloured][:, 1:], rim_lab.reshape(-1, 3)[:, 1:]])
     wts = np.concatenate([chroma[coloured], rim_chroma.ravel()])
     cent = _hue_centres(ab, wts)
-    labels, margin = classify_hues(tri_lab, cent)
+    labels, _ = classify_hues(tri_lab, cent)
     rim_labels, rim_margin = classify_hues(rim_lab, cent)
     warnings: list[str] = []
     # evidence of a hue grows with the colour's chroma (washed-out plastic is unsure)
@@ -1051,8 +1162,6 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         labels[on_tiles] = np.argmax(post, axis=1)
         dist = dist.copy()
         dist[on_tiles] = -np.log(np.maximum(post, 1e-6)) * POSTERIOR_SCALE
-        srt = np.sort(dist, axis=-1)
-        margin = np.where(on_tiles, srt[..., 1] - srt[..., 0], margin)
     rim_read = {side: "".join(COLOURS[k] for k in rim_labels[i])
                 for i, side in enumerate(("north", "east", "south", "west"))}
     # orientation: the read rim against the default layout of this size in four turns
@@ -1088,19 +1197,36 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         printed = np.where(uncovered, printed, -1)
     # clipped triangles: their colour evidence is weak (the edge's other side decides)
     clipped = clip_frac >= 0.5
+    read_labels = labels
     labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed,
                           weight=np.where(clipped, CLIPPED_WEIGHT, 1.0))
     rows = [["." for _ in range(n)] for _ in range(n)]
-    conf = np.ones((n, n))
     for r in range(n):
         for c in range(n):
             if is_tile[r, c]:
                 rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
-                conf[r, c] = float(np.clip(margin[r, c].min() / 0.6, 0.05, 1.0))
     # jokers: at most four, the lightest of the joker-like cells
-    for q, r, c in jokers:
+    is_joker = ~not_joker
+    for _, r, c in jokers:
         rows[r][c] = "*"
-        conf[r, c] = float(np.clip(abs(q - 1.0) / 0.2, 0.1, 1.0))
+    # how sure: the decoded colours' posteriors, the margin from the tile split in the
+    # photo's own spread of plain cells, the kind of reading, the rim's fit
+    low = cell_score[cell_score <= thr]
+    med = float(np.median(low)) if low.size else 0.0
+    sd = max(1.4826 * float(np.median(np.abs(low - med))) if low.size else 0.05, 0.005)
+    colour_p = label_posteriors(labels, dist, is_tile, rim_known,
+                                np.where(clipped, CLIPPED_WEIGHT, 1.0))
+    uncovered = printed >= 0 if printed is not None else np.zeros((n, n), bool)
+    conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
+                            is_joker, uncovered, mism)
+    if _TRACE is not None:   # the evidence behind the confidences, for the calibration
+        jk = np.zeros((n, n))
+        for q, r, c in jokers:
+            jk[r, c] = q
+        _TRACE.update(score=cell_score, thr=thr, sd=sd, washed=washed, pale=pale,
+                      solid=solid, is_tile=is_tile, joker=jk, p1=colour_p,
+                      clip=clip_frac.max(axis=-1), uncovered=uncovered, mism=mism,
+                      agree=edge_agreement(read_labels, is_tile))
     if base_known:
         if mism:
             warnings.append(f"{mism} rim markings read differently from the default layout")
@@ -1109,6 +1235,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         for _ in range(turns):
             rows_o = rotate_cw(rows_o, rim_read)[0]
             conf_o = np.rot90(conf_o, -1)
+        if _TRACE is not None:
+            _TRACE["turns"] = turns
     else:
         rows_o, conf_o, turns = rows, conf, 0
         final_layout = Layout(n, rim_read, ())
