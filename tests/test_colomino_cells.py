@@ -501,3 +501,23 @@ def test_cell_confidences_are_unsure_near_the_tile_split_and_on_a_misfitted_grid
     assert off.max() <= 0.1 and off.min() >= 0.05
     assert cr.cell_confidences(colour_p, z, is_tile, none, none, joker, none, 1)[
         0, 0] == conf[0, 0]
+
+
+def test_a_glare_lit_tile_is_read_whole_its_triangles_sharing_light_and_glare():
+    # prototypes (balanced green, blue over the print level) of R, Y, G, B
+    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
+    truth = [2, 1, 2, 0]                                   # G Y G R
+    a, glare = 0.8, np.array([0.45, 0.40])                 # dimmer light, strong glare
+    gb = (a * proto[truth] + glare)[None]                  # (1, 4, 2)
+    # each triangle alone, judged against the unlit prototypes, looks like yellow or
+    # blue (the glare lifts them all); its own reading is the prior: unsure, wrong
+    prior = np.full((1, 4, 4), 0.25)
+    prior[0, :, 1] = 0.4
+    prior /= prior.sum(-1, keepdims=True)
+    post = cr.cell_glare_posteriors(gb, proto, prior, sigma=0.02)
+    assert post[0].argmax(axis=-1).tolist() == truth
+    # a one-colour tile fits any colour: the triangles' own reading decides
+    one = (a * proto[[3, 3, 3, 3]] + glare)[None]
+    prior_b = np.full((1, 4, 4), 0.1)
+    prior_b[0, :, 3] = 0.7
+    assert (cr.cell_glare_posteriors(one, proto, prior_b).argmax(-1) == 3).all()

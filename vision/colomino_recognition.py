@@ -28,7 +28,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    lamp's colour, the same in every balanced channel, so they keep the plastic's colour;
    the clipped R − G counts as a lower bound and clipped triangles count little in the
    classes' statistics (:func:`glare_free_posteriors`), and the Lab mixture's reading is
-   a weak prior there (:data:`GLARE_LAB_POWER`).
+   a weak prior there (:data:`GLARE_LAB_POWER`). A tile with red clipped in two or more
+   triangles is then read whole (:func:`cell_glare_posteriors`): its four triangles
+   share the tile's light and the glare on it, so their balanced green and blue are the
+   photo's colour prototypes times one light plus one glare; every colouring of the four
+   is fitted and weighed with the triangles' own readings.
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -152,6 +156,19 @@ threshold and with no side band below :data:`JOKER_FLAT` of its centre, is taken
 reached 0.9 on dev and held-out, at 1.07 of the print, below that photo's threshold;
 the next 0.86-0.87. It found 1 joker on dev hard, none of the missed ones on held-out
 met it; a board lit without cast shadows would defeat it).
+Seeds 8700-8703 (session 9): the red-clipped triangles hold most colour errors (143
+of 174 on dev 8700/8701; B→R, G→Y, R→Y, Y→G). Reading a glare-lit tile whole
+(:func:`cell_glare_posteriors`) took them to 128; a triangle whose red is not clipped
+keeps its own reading (taking the joint one there too turned 40 unclipped greens and
+blues red). Tried and dropped: a tile-like joker whose colours as read match the tile
+or rim marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
+false joker fixed, one true joker read RRRR, a board lost); a one-colour tile on its own
+printed field told by a cast shadow on the plain print beside it (the neighbour's
+facing triangle against its side triangles): the 6 such tiles on dev (each with one
+plain neighbour) lay inside the uncovered fields' range (-0.09..+0.03 against
+-0.11..+0.05), and the cell's own border shade neither (0.82-0.92). False jokers left
+are glare-washed green/yellow tiles (triangle chromaticity spread 0.025-0.033 where
+true jokers reach 0.023: too close to split).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -286,6 +303,10 @@ WASHED_SOLID_ISOLATED = 0.5
 #: :func:`pale_tiles`: robust standard deviations of the plain cells' scores above their
 #: median from which a cell below the tile split is still a (paled) tile.
 PALE_Z = 15.0
+#: :func:`cell_glare_posteriors`: residual noise (balanced green and blue over the local
+#: print level) and the spread of a tile's light around the print's (log).
+CELL_GLARE_SIGMA = 0.08
+CELL_GLARE_SCALE_SD = 0.7
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -893,6 +914,48 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
     return resp
 
 
+def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
+                          sigma: float = CELL_GLARE_SIGMA,
+                          scale_sd: float = CELL_GLARE_SCALE_SD) -> np.ndarray:
+    """Colour posteriors ``(C, 4, K)`` of the four triangles of glare-lit tiles read
+    together.
+
+    A lamp's glare on one tile adds about the same light to its four triangles, and the
+    light falling on them is the same: each triangle's balanced green and blue (``gb (C,
+    4, 2)``, over the local print level; red is clipped there) is ``a · p + g`` with ``p``
+    its colour's prototype (``proto (K, 2)``: the photo's unclipped tiles), ``a`` the
+    tile's light and ``g = (g_G, g_B)`` its glare, shared by the four. For every colouring
+    of the four triangles (``K⁴``) the least-squares fit of ``(a, g_G, g_B)`` leaves a
+    residual (Gaussian, ``sigma``); ``a`` is near the print's light (log-normal,
+    ``scale_sd``); ``prior (C, 4, K)`` (the triangles' own posteriors) multiplies in.
+    Returns each triangle's marginal posterior. A one-colour tile's colourings all fit:
+    the prior decides.
+    """
+    K = proto.shape[0]
+    combos = np.array(np.meshgrid(*[np.arange(K)] * 4, indexing="ij")).reshape(4, -1).T
+    X = np.zeros((len(combos), 8, 3))
+    X[:, 0::2, 0] = proto[combos, 0]
+    X[:, 1::2, 0] = proto[combos, 1]
+    X[:, 0::2, 1] = 1.0
+    X[:, 1::2, 2] = 1.0
+    P = np.linalg.pinv(X)                                          # (L, 3, 8)
+    y = gb.reshape(len(gb), 8)                                     # G, B per triangle
+    theta = np.einsum("lij,cj->cli", P, y)                         # (C, L, 3)
+    res = y[:, None, :] - np.einsum("lij,clj->cli", X, theta)
+    rss = (res ** 2).sum(axis=-1)
+    a = np.maximum(theta[..., 0], 1e-3)
+    ll = -0.5 * rss / sigma ** 2 - 0.5 * (np.log(a) / scale_sd) ** 2
+    ll = np.where(theta[..., 0] > 0, ll, -np.inf)
+    lp = np.log(np.maximum(prior, 1e-9))                           # (C, 4, K)
+    ll = ll + sum(lp[:, t, combos[:, t]] for t in range(4))
+    ll -= ll.max(axis=1, keepdims=True)
+    w = np.exp(ll)
+    w /= w.sum(axis=1, keepdims=True)
+    out = np.stack([np.stack([w[:, combos[:, t] == k].sum(axis=1) for k in range(K)],
+                             axis=-1) for t in range(4)], axis=1)
+    return out
+
+
 def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
                  rim_dist: np.ndarray, rim_known: np.ndarray | None = None,
                  printed: np.ndarray | None = None,
@@ -1057,6 +1120,40 @@ def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     return np.where(is_tile[..., None], p, 1.0)
 
 
+def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
+                       local: np.ndarray, clip_rgb: np.ndarray, on_tiles: np.ndarray,
+                       fit: np.ndarray) -> np.ndarray:
+    """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
+    tiles having red clipped in at least two triangles (green and blue in none) read
+    whole by :func:`cell_glare_posteriors`, prototypes from the photo's unclipped
+    fitted triangles (``fit``); unchanged when a colour has fewer than 3 of them."""
+    wb = tri / gain
+    level = _print_level(local, gain)
+    gb = (wb[..., 1:] / level[..., None])[on_tiles]                 # (N, 2)
+    ct = clip_rgb[on_tiles]
+    red = ct[:, 0] >= 0.5
+    free = ct.max(axis=1) < 0.5
+    lab = np.argmax(post, axis=1)
+    K = post.shape[1]
+    proto = np.zeros((K, 2))
+    for k in range(K):
+        sel = free & fit & (lab == k)
+        if sel.sum() < 3:
+            return post
+        proto[k] = np.median(gb[sel], axis=0)
+    cells = len(post) // 4
+    red_c = red.reshape(cells, 4)
+    gb_clip = (ct[:, 1:].max(axis=1) >= 0.5).reshape(cells, 4)
+    pick = (red_c.sum(axis=1) >= 2) & ~gb_clip.any(axis=1)
+    if not pick.any():
+        return post
+    out = post.reshape(cells, 4, K).copy()
+    joint = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
+    # a triangle with its red unclipped keeps its own reading (red tells colours apart)
+    out[pick] = np.where(red_c[pick][..., None], joint, out[pick])
+    return out.reshape(-1, K)
+
+
 # ----------------------------------------------------------------------------- orient
 def rotate_cw(rows: list[list[str]], rim: dict[str, str]):
     """Turn a board picture 90° clockwise: cells, tile edges and rim move together."""
@@ -1157,6 +1254,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             post_g = post_g * np.maximum(post, 1e-12) ** GLARE_LAB_POWER
             post_g /= post_g.sum(axis=1, keepdims=True)
             post = np.where(glared[:, None], post_g, post)
+    if post is not None:
+        # glare-lit tiles read whole: the four triangles share the tile's light and glare
+        post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit)
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
