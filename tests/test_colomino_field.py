@@ -291,3 +291,37 @@ def test_msac_costs_are_the_same_in_any_chunk_and_near_the_exact_cost():
     p = np.einsum("kij,nj->kni", hyps, np.concatenate([src, np.ones((len(src), 1))], 1))
     exact = np.minimum(np.sum(np.square(p[..., :2] / p[..., 2:] - dst), axis=2), t2).sum(1)
     assert np.allclose(whole, exact, rtol=1e-3, atol=1e-2)
+
+
+def test_largest_move_in_cells():
+    assert cf._largest_move(np.eye(3), 12) == 0.0
+    shift = np.array([[1.0, 0.0, 6.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]])
+    assert np.isclose(cf._largest_move(shift, 9), np.hypot(6, 3) / cf.CELL)
+    zoom = np.diag([1.01, 1.01, 1.0])  # the far corner moves most
+    far = (cf.MARGIN_CELLS + 12) * cf.CELL * 0.01 * np.sqrt(2) / cf.CELL
+    assert np.isclose(cf._largest_move(zoom, 12), far)
+
+
+def test_refine_does_not_repeat_the_wide_search_on_a_settled_view(monkeypatch):
+    """A printed 9×9 grid seen 4, 3 px off: the first wide search moves the view by less
+    than :data:`SETTLED_MOVE`, so the wide search is not repeated (only the close one
+    follows), and the grid ends where the lines are."""
+    M, n = cf.MARGIN_CELLS * cf.CELL, 9
+    size = n * cf.CELL + 2 * M
+    photo = np.full((size + 40, size + 40), 200, np.uint8)
+    a, b = 20 + M, 20 + M + n * cf.CELL + 1  # the printed lines end at the field's edge
+    for k in range(n + 1):
+        photo[a:b, a + k * cf.CELL] = photo[a + k * cf.CELL, a:b] = 60
+    Hc = np.array([[1.0, 0.0, -16.0], [0.0, 1.0, -17.0], [0.0, 0.0, 1.0]])  # 4, 3 px off
+    searches = []
+    plain = cf.refine_grid
+
+    def counted(*a, search=0.2, **k):
+        searches.append(search)
+        return plain(*a, search=search, **k)
+
+    monkeypatch.setattr(cf, "refine_grid", counted)
+    H, changed = cf._refine(photo, n, Hc, (0.45, 0.45, 0.2))
+    assert changed and searches == [0.45, 0.2]
+    corner = cv2.perspectiveTransform(np.array([[[20.0 + M, 20.0 + M]]]), H)[0, 0]
+    assert np.allclose(corner, M, atol=0.5)
