@@ -548,3 +548,54 @@ def test_floor_chroma_ignores_the_seeds():
     assert (spread < 3.0).all()
     # every pixel next to a seed found: no bare floor, no reference
     assert sc.floor_chroma(bgr, np.ones(gray.shape, bool), masks[:12], R) is None
+
+
+
+def _floor_peak_scene():
+    """A CIELAB top view (OpenCV 8-bit scale, given as BGR) of twelve round pits
+    (radius 32 px) on grained wood shaded across each bowl; pit 0 holds a light grey
+    seed, pit 1 a light grey seed and a brown bean 1.5 seed radii from it. Returns bgr,
+    pit masks, pit centres."""
+    rng = np.random.default_rng(11)
+    h, w = 200, 500
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pits = [(40 + 80 * (i % 6), 50 + 100 * (i // 6)) for i in range(12)]
+    L = 125.0 + 15.0 * ((xx % 80) - 40) / 40  # each bowl lit from one side
+    a = np.full((h, w), 150.0, np.float32)
+    b = np.full((h, w), 160.0, np.float32)
+    for (cx, cy), inside, edge, ab in [((34, 50), 230.0, 150.0, (128.0, 128.0)),
+                                       ((114, 50), 230.0, 150.0, (128.0, 128.0)),
+                                       ((126, 50), 160.0, 112.0, (165.0, 140.0))]:
+        L = _disc(L, xx, yy, cx, cy, inside, edge)
+        d = np.hypot(xx - cx, yy - cy) < R
+        a[d], b[d] = ab
+    lab = np.stack([L, a, b], -1).astype(np.float32)
+    lab += rng.normal(0, 5.0, (h, w, 3)).astype(np.float32)  # the wood's grain
+    lab = cv2.GaussianBlur(lab, (0, 0), 1.5)
+    bgr = cv2.cvtColor(np.clip(np.round(lab), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+    return bgr, [np.hypot(xx - x, yy - y) < 32 for x, y in pits], pits
+
+
+def test_the_lit_floor_beside_a_seed_is_dropped(monkeypatch):
+    """A weak bright peak 1.6 seed radii from a stronger seed, on a spot of the bare
+    floor's colour, is the lit floor beyond the seed's shadow and is dropped (session 9:
+    the small pits' over-counts); a weak peak on a brown bean beside a seed, one on bare
+    floor far from every seed, a peak as strong as its neighbour, and the same lit floor
+    in a pit showing five peaks (a pile: brown beans in a brown bowl) are kept."""
+    bgr, masks, pits = _floor_peak_scene()
+    resp = np.zeros(bgr.shape[:2], np.float32)
+    bright = np.zeros(bgr.shape[:2], bool)
+    for (x, y), v in [((34, 50), 200.0), ((47, 50), 90.0),  # pit 0: seed, lit floor
+                      ((114, 50), 200.0), ((126, 50), 90.0),  # pit 1: seed, brown bean
+                      ((200, 30), 200.0), ((200, 70), 90.0),  # pit 2: 5 seed radii apart
+                      ((354, 50), 120.0), ((366, 50), 120.0)]:  # pit 4: equal pair
+        resp[y, x], bright[y, x] = v, True
+    dark = np.zeros_like(bright)
+    got = sc.floor_peaks(bgr, resp, bright, dark, masks, R)
+    assert list(zip(*np.nonzero(got)[::-1], strict=True)) == [(47, 50)]
+    # the same pit showing five peaks: left alone
+    for x, y in [(24, 30), (24, 70), (50, 30)]:
+        resp[y, x], bright[y, x] = 150.0, True
+    assert not sc.floor_peaks(bgr, resp, bright, dark, masks, R)[50, 47]
+    monkeypatch.setattr(sc, "FLOOR_FEW", 5)
+    assert sc.floor_peaks(bgr, resp, bright, dark, masks, R)[50, 47]
