@@ -521,3 +521,30 @@ def test_a_glare_lit_tile_is_read_whole_its_triangles_sharing_light_and_glare():
     prior_b = np.full((1, 4, 4), 0.1)
     prior_b[0, :, 3] = 0.7
     assert (cr.cell_glare_posteriors(one, proto, prior_b).argmax(-1) == 3).all()
+
+
+def test_glare_lit_tiles_are_read_whole_but_a_one_colour_cell_is_kept_as_read():
+    # a board of tile triangles: one unclipped tile of each colour gives the prototypes
+    # (yellow only with red clipped, as under a warm lamp: its green and blue still
+    # tell), then a glare-lit GYGR tile misread YYGY and a printed yellow field
+    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
+    cells = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [2, 1, 2, 0], [1] * 4]
+    n_cells = len(cells)
+    gb = np.array([[proto[k] for k in cell] for cell in cells])       # (cells, 4, 2)
+    gb[4] = 0.8 * gb[4] + [0.45, 0.40]                                # glare on the tile
+    gain, level = np.ones(3), 0.5
+    tri = np.zeros((1, n_cells, 4, 3))
+    tri[0, :, :, 1:] = gb * level
+    tri[0, :, :, 0] = 0.3 * level
+    local = np.full((1, n_cells, 3), level)
+    clip = np.zeros((1, n_cells, 4, 3))
+    clip[0, [1, 4, 5], :, 0] = 1.0                                    # red clipped
+    read = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [1, 1, 2, 1], [1] * 4]
+    post = np.full((n_cells * 4, 4), 0.1)
+    post[np.arange(n_cells * 4), np.ravel(read)] = 0.7
+    post[16:20] = np.where(post[16:20] > 0.5, 0.4, 0.2)              # the glare: unsure
+    on = np.ones((1, n_cells, 4), bool)
+    fit = np.ones(n_cells * 4, bool)
+    out = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
+    assert out.reshape(n_cells, 4)[4].tolist() == [2, 1, 2, 0]       # read whole: right
+    assert out.reshape(n_cells, 4)[5].tolist() == [1] * 4             # kept as read

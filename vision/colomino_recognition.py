@@ -32,7 +32,8 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    triangles is then read whole (:func:`cell_glare_posteriors`): its four triangles
    share the tile's light and the glare on it, so their balanced green and blue are the
    photo's colour prototypes times one light plus one glare; every colouring of the four
-   is fitted and weighed with the triangles' own readings.
+   is fitted and weighed with the triangles' own readings (a cell read one colour all
+   round is left as read).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -1125,8 +1126,11 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        fit: np.ndarray) -> np.ndarray:
     """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
     tiles having red clipped in at least two triangles (green and blue in none) read
-    whole by :func:`cell_glare_posteriors`, prototypes from the photo's unclipped
-    fitted triangles (``fit``); unchanged when a colour has fewer than 3 of them."""
+    whole by :func:`cell_glare_posteriors`, unless read one colour all round (every
+    one-colour reading fits such a cell alike; an uncovered printed field is one).
+    Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
+    colour as read, or of those with green and blue unclipped where fewer than 3 are
+    (a warm lamp clips the red of every yellow); unchanged when still fewer."""
     wb = tri / gain
     level = _print_level(local, gain)
     gb = (wb[..., 1:] / level[..., None])[on_tiles]                 # (N, 2)
@@ -1135,16 +1139,23 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     free = ct.max(axis=1) < 0.5
     lab = np.argmax(post, axis=1)
     K = post.shape[1]
+    gb_free = ct[:, 1:].max(axis=1) < 0.5
     proto = np.zeros((K, 2))
     for k in range(K):
         sel = free & fit & (lab == k)
         if sel.sum() < 3:
-            return post
+            # a warm lamp clips the red of every yellow: green and blue still tell
+            sel = gb_free & fit & (lab == k)
+            if sel.sum() < 3:
+                return post
         proto[k] = np.median(gb[sel], axis=0)
     cells = len(post) // 4
     red_c = red.reshape(cells, 4)
     gb_clip = (ct[:, 1:].max(axis=1) >= 0.5).reshape(cells, 4)
-    pick = (red_c.sum(axis=1) >= 2) & ~gb_clip.any(axis=1)
+    # a cell read one colour all round (a one-colour tile, an uncovered printed field)
+    # fits every one-colour reading alike: nothing to add, and it is kept as read
+    own = lab.reshape(cells, 4)
+    pick = (red_c.sum(axis=1) >= 2) & ~gb_clip.any(axis=1) & (own != own[:, :1]).any(axis=1)
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
