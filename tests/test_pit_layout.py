@@ -423,7 +423,10 @@ def test_a_fit_off_at_the_far_end_is_polished_further(monkeypatch):
     at the far end; two polish rounds leave it there (no board), polishing further while
     the contrast rises locates every cavity."""
     img = _render_and_locate(STEEP_STATE, STEEP_SEED)
-    # the lattice's first proposal: two polish rounds leave it off, further rounds not
+    # the lattice's first proposal with square spot windows (LAT_SQUASH = 1; the
+    # squashed windows' lattice starts nearer): two polish rounds leave it off, further
+    # rounds not
+    monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
     pyr = pl.Pyramid(img)
     _n, start = pl.lattice_homographies(pyr)[0]
     hom, found = pl.polish_fit(pyr, start)
@@ -502,8 +505,31 @@ SLANT_SEED = 261870154722951
 def test_a_candidate_whose_first_round_places_every_pit_is_polished_on(monkeypatch):
     """A later candidate below POLISH_SCREEN after the coarse round is still polished on
     when that round located all 12 pits (SCREEN_PITS): polishing further locates the
-    board; without that rule the photo has no board."""
+    board; without that rule the photo has no board. (With the squashed spot windows,
+    LAT_SQUASH, the lattice finds this board too; the rule is checked with square ones.)"""
+    _render_and_locate(SLANT_STATE, SLANT_SEED)
+    monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
     img = _render_and_locate(SLANT_STATE, SLANT_SEED)
     monkeypatch.setattr(pl, "SCREEN_PITS", 13)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86
+
+
+# dev photo 8801 #7 (hard): a dark board seen at a 42° tilt on a striped cloth under a lamp;
+# the pits are ellipses about 0.75 as high as wide
+TILT_STATE = {"game": "wauri", "south": [1, 15, 0, 1, 2, 6], "north": [0, 1, 1, 2, 0, 0],
+              "stores": {"south": 9, "north": 10}, "to_move": "south"}
+TILT_SEED = 207469370205074
+
+
+def test_pit_spots_in_windows_squashed_like_a_tilted_cameras_pits(monkeypatch):
+    """Pit-like spots looked for in windows LAT_SQUASH times as high as wide: the board is
+    located; with square windows no pit spot lattice comes within a pitch (no board)."""
+    _render_and_locate(TILT_STATE, TILT_SEED)
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("wauri", TILT_STATE, TILT_SEED, "hard")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
