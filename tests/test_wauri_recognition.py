@@ -576,9 +576,28 @@ def test_recognize_reports_confidences_given_the_total(monkeypatch):
     got = wr.counts_of(answer)
     conf = [p["confidence"] for p in answer["pits"]]
     marg = sc.count_marginals(reading.visible, 48, wr.TOTAL_WEIGHT, wr.STORES)
+    marg = marg ** wr.COUNT_SHARPEN  # calibrated: the raw marginals are under-confident
+    marg /= marg.sum(1, keepdims=True)
     assert conf == [round(float(marg[k, c]), 3) for k, c in enumerate(got)]
     flat = wr.count_confidences(reading.visible, got)
     assert sum(got) == 48 and max(got[1], got[5]) > 5
     assert conf[1] < 0.7 and conf[5] < 0.7 and conf[2] > 0.8
     assert conf != [round(c, 3) for c in flat]
     assert any("piles hide seeds" in w for w in answer["warnings"])
+
+
+def test_count_confidences_are_sharpened_marginals(monkeypatch):
+    """COUNT_SHARPEN > 1 raises a likely count's confidence and lowers an unlikely one's
+    (session 9: the marginals given the total were under-confident in every band below
+    0.95), keeps the order of the counts and rows summing to one; 1 gives the marginals."""
+    visible = [0, 5, 1, 0, 2, 5, 0, 3, 0, 1, 0, 2, 13, 13]
+    counts, _ = sc.constrain_total(visible, 48, wr.TOTAL_WEIGHT, wr.STORES)
+    monkeypatch.setattr(wr, "COUNT_SHARPEN", 1.0)
+    raw = wr.count_confidences(visible, counts, total=48)
+    marg = sc.count_marginals(visible, 48, wr.TOTAL_WEIGHT, wr.STORES)
+    assert raw == [float(marg[k, c]) for k, c in enumerate(counts)]
+    monkeypatch.setattr(wr, "COUNT_SHARPEN", 1.3)
+    sharp = wr.count_confidences(visible, counts, total=48)
+    assert sharp[2] > raw[2] > 0.5  # the pit showing one peak: surer
+    assert all(0.0 <= c <= 1.0 for c in sharp)
+    assert sharp[1] < 0.7 and sharp[5] < 0.7  # the piles stay guesses
