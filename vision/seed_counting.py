@@ -158,7 +158,16 @@ lost), lightness spread x2 (-5/0/-1/-2),
 FLOOR_NEAR 2.1 (hard high 22 -> 14 but normal -3/-8: touching seeds of a pale shade),
 FLOOR_FEW 5 (431/360/430/334 but |err| worse on three sets), and lone weak peaks of the
 floor's colour (below 1.2-1.4 x the threshold, hard photos' empty pits read one: hard
-+5/+2, normal -1/-2, |err| worse on all four).
++5/+2, normal -1/-2, |err| worse on all four). Cost: count_view 28.2 -> 30.7 ms CPU per
+view (80 dev views x 3, interleaved, one thread).
+Also measured in session 9 and left: stores of 10-12 seeds show 10.7 peaks on average
+(sd 1.0; dev 8900 + 8901) yet are answered +1.0 high (exact 28 %), the pits' hidden
+seeds landing there; STORE_LAYER 12-14 with STORE_SHOWN 0.3-0.5 trades (12/0.5: dev
+8900 432 -> 425, 8901 357 -> 364, held-out 8902 431 -> 432, 8903 333 -> 335; |err|
+worse on both normal sets), as in session 7. Seeds missed in pits of 2-5 (67 on dev):
+most have a maximum at 0.8-1.1 of the threshold 1.2-1.9 seed radii from a peak (the
+same place as the lit floor dropped above); 14 of the 35 missed in pits of five have no
+maximum at all (hidden).
 """
 
 from __future__ import annotations
