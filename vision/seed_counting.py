@@ -164,10 +164,11 @@ Also measured in session 9 and left: stores of 10-12 seeds show 10.7 peaks on av
 (sd 1.0; dev 8900 + 8901) yet are answered +1.0 high (exact 28 %), the pits' hidden
 seeds landing there; STORE_LAYER 12-14 with STORE_SHOWN 0.3-0.5 trades (12/0.5: dev
 8900 432 -> 425, 8901 357 -> 364, held-out 8902 431 -> 432, 8903 333 -> 335; |err|
-worse on both normal sets), as in session 7. Seeds missed in pits of 2-5 (67 on dev):
-most have a maximum at 0.8-1.1 of the threshold 1.2-1.9 seed radii from a peak (the
-same place as the lit floor dropped above); 14 of the 35 missed in pits of five have no
-maximum at all (hidden).
+worse on both normal sets), as in session 7; a narrower spread for the stores only
+(SIGMA_1 0.1 / 0.075 there: 430/359/433/334 and 428/359/432/335) is noise. Seeds
+missed in pits of 2-5 (67 on dev): most have a maximum at 0.8-1.1 of the threshold
+1.2-1.9 seed radii from a peak (the same place as the lit floor dropped above); 14 of
+the 35 missed in pits of five have no maximum at all (hidden).
 """
 
 from __future__ import annotations
