@@ -33,7 +33,8 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    share the tile's light and the glare on it, so their balanced green and blue are the
    photo's colour prototypes times one light plus one glare; every colouring of the four
    is fitted and weighed with the triangles' own readings (a cell read one colour all
-   round is left as read).
+   round is left as read; where too few tiles of some colour leave no mixture, the hue
+   evidence is the triangles' own reading).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -159,10 +160,14 @@ the next 0.86-0.87. It found 1 joker on dev hard, none of the missed ones on hel
 met it; a board lit without cast shadows would defeat it).
 Seeds 8700-8703 (session 9): the red-clipped triangles hold most colour errors (143
 of 174 on dev 8700/8701; B→R, G→Y, R→Y, Y→G). Reading a glare-lit tile whole
-(:func:`cell_glare_posteriors`) took them to 128; a triangle whose red is not clipped
-keeps its own reading (taking the joint one there too turned 40 unclipped greens and
-blues red). Tried and dropped: a tile-like joker whose colours as read match the tile
-or rim marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
+(:func:`cell_glare_posteriors`) took them to 128, prototypes for colours seen only
+red-clipped (yellows under a warm lamp) from green and blue and the hue evidence where
+no mixture was fitted to 103 (cached diag triangle errors dev 83/150 -> 61/129, held-out
+104/124 -> 82/112); a triangle whose red is not clipped keeps its own reading (taking the
+joint one there too turned 40 unclipped greens and blues red; fitting its red as a third
+channel changed nothing), and tiles with one red-clipped triangle gained nothing.
+Tried and dropped: a tile-like joker whose colours as read match the tile or rim
+marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
 false joker fixed, one true joker read RRRR, a board lost); a one-colour tile on its own
 printed field told by a cast shadow on the plain print beside it (the neighbour's
 facing triangle against its side triangles): the 6 such tiles on dev (each with one
@@ -1265,9 +1270,17 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             post_g = post_g * np.maximum(post, 1e-12) ** GLARE_LAB_POWER
             post_g /= post_g.sum(axis=1, keepdims=True)
             post = np.where(glared[:, None], post_g, post)
+    # glare-lit tiles read whole: the four triangles share the tile's light and glare
     if post is not None:
-        # glare-lit tiles read whole: the four triangles share the tile's light and glare
         post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit)
+    elif on_tiles.any():
+        # too few tiles of some colour for a mixture: the hue evidence as posteriors
+        e = np.exp(-(dist[on_tiles] - dist[on_tiles].min(-1, keepdims=True))
+                   / POSTERIOR_SCALE)
+        hue_post = e / e.sum(axis=1, keepdims=True)
+        whole = _cells_under_glare(hue_post, tri, gain, local, clip_rgb, on_tiles, fit)
+        if whole is not hue_post:
+            post = whole
     if post is not None:
         labels = labels.copy()
         labels[on_tiles] = np.argmax(post, axis=1)
