@@ -166,6 +166,9 @@ no mixture was fitted to 103 (cached diag triangle errors dev 83/150 -> 61/129, 
 104/124 -> 82/112); a triangle whose red is not clipped keeps its own reading (taking the
 joint one there too turned 40 unclipped greens and blues red; fitting its red as a third
 channel changed nothing), and tiles with one red-clipped triangle gained nothing.
+Leaving only the cells read one colour at the layout's printed positions (any turn) as
+read, the others read whole too, traded: triangle errors dev 61/129 -> 58/126, held-out
+normal 82 -> 75 but held-out hard 112 -> 114 (no board won or lost): not taken.
 Tried and dropped: a tile-like joker whose colours as read match the tile or rim
 marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
 false joker fixed, one true joker read RRRR, a board lost); a one-colour tile on its own
