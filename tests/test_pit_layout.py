@@ -533,3 +533,50 @@ def test_pit_spots_in_windows_squashed_like_a_tilted_cameras_pits(monkeypatch):
     monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
+
+
+def _refit_pits_reference(src, dst, pts):
+    """_refit_pits as first written: always two re-matches, each with its own fit."""
+    if len(src) < 4:
+        return None
+    hom, _ = cv2.findHomography(np.float64(src), np.float64(dst), 0)
+    if hom is None:
+        return None
+    ok = np.zeros(12, bool)
+    for _ in range(2):
+        proj = cv2.perspectiveTransform(pl.PITS_MM[None], hom)[0]
+        pitch = float(np.median(np.linalg.norm(proj[1:6] - proj[0:5], axis=1)))
+        d = np.linalg.norm(proj[:, None] - pts[None], axis=2)
+        nearest = d.argmin(1)
+        ok = d[np.arange(12), nearest] < 0.3 * pitch
+        if ok.sum() < 4:
+            return None
+        h2, _ = cv2.findHomography(pl.PITS_MM[ok], pts[nearest[ok]], 0)
+        if h2 is None:
+            break
+        hom = h2
+    return int(ok.sum()), hom
+
+
+def test_refit_pits_skipping_a_repeated_match_equals_the_two_refits():
+    """_refit_pits does not fit the same matches twice: bit-identical to always refitting,
+    on jittered boards with pits missing and clutter spots."""
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        a = rng.normal(0, 0.15, (3, 3)) * np.array([[1, 1, 0], [1, 1, 0], [1e-4, 1e-4, 0]])
+        hom = np.array([[2.0, 0.3, 600], [-0.2, 1.2, 400], [0, 0, 1]]) + a * [[1, 1, 0],
+                                                                             [1, 1, 0],
+                                                                             [1, 1, 0]]
+        true = cv2.perspectiveTransform(pl.PITS_MM[None], hom)[0]
+        keep = rng.random(12) > 0.2
+        pts = np.vstack([true[keep] + rng.normal(0, 6, (keep.sum(), 2)),
+                         rng.uniform(0, 1500, (rng.integers(0, 30), 2))])
+        start = rng.permutation(np.flatnonzero(keep))[:rng.integers(4, 9)]
+        src = pl.PITS_MM[start]
+        dst = true[start] + rng.normal(0, 15, (len(start), 2))
+        want = _refit_pits_reference(src, dst, pts)
+        got = pl._refit_pits(src, dst, pts)
+        assert (want is None) == (got is None)
+        if want is not None:
+            assert want[0] == got[0]
+            assert np.array_equal(want[1], got[1])

@@ -904,6 +904,7 @@ def _refit_pits(src, dst, pts) -> tuple[int, np.ndarray] | None:
     if hom is None:
         return None
     ok = np.zeros(12, bool)
+    matched = None
     for _ in range(2):
         proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
         pitch = float(np.median(np.linalg.norm(proj[1:6] - proj[0:5], axis=1)))
@@ -912,6 +913,10 @@ def _refit_pits(src, dst, pts) -> tuple[int, np.ndarray] | None:
         ok = d[np.arange(12), nearest] < 0.3 * pitch
         if ok.sum() < 4:
             return None
+        key = np.where(ok, nearest, -1)
+        if matched is not None and np.array_equal(key, matched):
+            break  # the same pits on the same spots: the same homography again
+        matched = key
         h2, _ = cv2.findHomography(PITS_MM[ok], pts[nearest[ok]], 0)
         if h2 is None:
             break
