@@ -83,6 +83,28 @@ def test_paints_classified_under_lamp_light():
     assert (ll.argmax(axis=1) == labels).mean() == 1.0
 
 
+
+def test_light_from_labels_recovers_the_light_and_reads_the_paints():
+    """Segments of the full set under a warm lamp, labelled by a (partly wrong) tile
+    assignment: the fitted light is the lamp's within a few percent and the paint
+    clusters it gives read every segment right, though a tenth of the labels are
+    wrong."""
+    rng = np.random.default_rng(5)
+    refs = colour.nominal_paints_linear()
+    letters = [c for t in ALL_TILES for c in t.segments]
+    labels = np.array([colour.LETTERS.index(c) for c in letters])
+    gain = np.array([1.0, 0.66, 0.33]) * 0.7
+    obs = refs[labels] * gain * rng.uniform(0.85, 1.15, (len(labels), 1))
+    obs *= rng.normal(1, 0.03, obs.shape)
+    noisy = labels.copy()
+    wrong = rng.choice(len(labels), len(labels) // 10, replace=False)
+    noisy[wrong] = (noisy[wrong] + 1) % 6
+    fitted, centres = colour.light_from_labels(obs, refs, noisy)
+    assert fitted.shape == (3,) and centres.shape == (6, 3)
+    assert np.allclose(fitted / gain, 1.0, atol=0.12)
+    dist = colour.paint_distances(obs, fitted, centres)
+    assert (dist.argmin(axis=1) == labels).mean() == 1.0
+
 def test_decode_assigns_each_physical_tile_once():
     """Two cells that both look most like one tile get different physical tiles."""
     tiles = [ALL_TILES[7].rotated(2), ALL_TILES[20].rotated(5)]
@@ -382,3 +404,16 @@ def test_contenders_are_the_best_and_the_closest_distinct_runner_ups():
     assert cr.MAX_CONTENDERS >= 2  # a third lattice seed must not crowd one out
     assert got == want[:1 + cr.MAX_CONTENDERS]
     assert cr._contenders(best, [best]) == [best]
+
+
+def test_a_runner_up_close_before_the_relabelled_light_is_still_a_contender():
+    """A reading re-read under its assignment's light (quality 24.98 -> 27.24, dev 8600
+    normal #25) keeps a runner-up that was within the margin before (24.06) in the
+    contest; without the qualities before relabelling it falls out."""
+    best = _reading("A", 27.24)
+    runner = _reading("B", 24.06)
+    far = _reading("C", 20.0)
+    results = [best, runner, far]
+    plain = {id(best[0]): 24.98}
+    assert [r[0]["notation"] for r in cr._contenders(best, results, plain)] == ["A", "B"]
+    assert [r[0]["notation"] for r in cr._contenders(best, results)] == ["A"]

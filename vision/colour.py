@@ -252,6 +252,30 @@ def _label_paints(obs, refs, ref_lab, gain, sigma):
     return ll, gain, centres
 
 
+def light_from_labels(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray,
+                      prior: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
+    """The light and paint clusters implied by known paint labels.
+
+    ``obs (N, 3)`` linear RGB of segments, ``labels (N,)`` their paint indices (e.g. the
+    segments of the tiles a set-constrained decoding assigned), ``refs (6, 3)`` linear RGB
+    of the paints. The per-channel gain is the least-squares von Kries fit
+    (:func:`estimate_gain`, black segments weighted 0.2), the cluster centres are each
+    paint's mean Lab under that gain, shrunk towards the reference by ``prior`` pseudo
+    segments. Returns ``(gain (3,), centres_lab (6, 3))`` as :func:`classify_paints` does.
+    """
+    obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
+    labels = np.asarray(labels, int)
+    ref_lab = linear_to_lab(refs)
+    gain = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
+    gain = np.maximum(gain, 1e-6)
+    lab = linear_to_lab(obs / gain)
+    centres = ref_lab.copy()
+    for k in range(6):
+        sel = lab[labels == k]
+        centres[k] = (sel.sum(axis=0) + prior * ref_lab[k]) / (len(sel) + prior)
+    return gain, centres
+
+
 def paint_distances(obs: np.ndarray, gain: np.ndarray, centres_lab: np.ndarray) -> np.ndarray:
     """Weighted Lab distance ``(N, 6)`` of linear-RGB colours ``obs (N, 3)`` to each paint
     cluster, after dividing out the light ``gain`` (as from :func:`classify_paints`)."""
