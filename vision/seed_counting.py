@@ -147,19 +147,22 @@ Off -> on, cached right fits (``benchmarks/wauri_recognition_views.py --score``)
 386/409, high 16 -> 8), 8901 hard 354 -> 357/504 (|err| 364 -> 368; peaks right 311 ->
 317/355, high 30 -> 22); held-out 8902 normal 424 -> 431/560 (|err| 306 -> 305; high
 15 -> 5), 8903 hard 328 -> 333/490 (|err| 429 -> 384). 'boardcam evaluate' piece
-errors: held-out 8902 normal 153 -> 147/560 (perfect 7.5 % both), dev 8901 hard 277 ->
-276/560. Tracking ('benchmarks/wauri_tracking.py --games 9 --turns 12 --difficulty
-normal --seed 8904'): 92 -> 93/108, 0 wrong explained both (the one turn apart was a
+errors: dev 8900 normal 179 -> 174/560 (perfect 12.5 -> 10.0 %: photo 26 was right
+with a false peak in a pit whose seed was missed, the total making up for both), 8901
+hard 277 -> 276/560; held-out 8902 normal 153 -> 147/560 (perfect 7.5 % both), 8903
+hard 278 -> 272/560 (perfect 0 both); 28 photos changed, 21 better, 7 worse.
+Tracking ('benchmarks/wauri_tracking.py --games 9 --turns 12 --difficulty normal
+--seed 8904'): 92 -> 93/108, 0 wrong explained both (the one turn apart was a
 board not found in the run without the rule; the board finder was being edited in the
 shared checkout between the runs). Brier of the count confidences (given the total) dev
 0.1263 -> 0.1222, held-out 0.1407 -> 0.1411. Tried and dropped: chroma only (the
 lightness spread x1e6: 8900 432 -> 423, 8903 333 -> 327, seeds of the floor's chroma
-lost), lightness spread x2 (-5/0/-1/-2),
-FLOOR_NEAR 2.1 (hard high 22 -> 14 but normal -3/-8: touching seeds of a pale shade),
-FLOOR_FEW 5 (431/360/430/334 but |err| worse on three sets), and lone weak peaks of the
-floor's colour (below 1.2-1.4 x the threshold, hard photos' empty pits read one: hard
-+5/+2, normal -1/-2, |err| worse on all four). Cost: count_view 28.2 -> 30.7 ms CPU per
-view (80 dev views x 3, interleaved, one thread).
+lost), lightness spread x2 (-5/0/-1/-2), FLOOR_NEAR 2.1 (hard high 22 -> 14 but
+normal -3/-8: touching seeds of a pale shade), FLOOR_FEW 5 (431/360/430/334 but |err|
+worse on three sets), and lone weak peaks of the floor's colour (below 1.2-1.4 x the
+threshold, hard photos' empty pits read one: hard +5/+2, normal -1/-2, |err| worse on
+all four). Cost: count_view 28.2 -> 30.7 ms CPU per view (80 dev views x 3,
+interleaved, one thread).
 Also measured in session 9 and left: stores of 10-12 seeds show 10.7 peaks on average
 (sd 1.0; dev 8900 + 8901) yet are answered +1.0 high (exact 28 %), the pits' hidden
 seeds landing there; STORE_LAYER 12-14 with STORE_SHOWN 0.3-0.5 trades (12/0.5: dev
