@@ -47,6 +47,22 @@ that is why dev piece errors rose (a "no tiles" answer costs one error per tile,
 figure read with table cells several); no candidate at the right scale and phase (1t 7004,
 2t 7006, 3t 7002 and 7004); "nothing was read with any confidence" on the right lattice
 (the reader's calibrated confidence floor; most hard failures).
+
+Session 9 (``vision.caribo_lattice._hull_figure``; ``boardcam evaluate`` on the photos
+``--save``d, perfect boards / piece errors / "no tiles", HEAD a4050ae → after; shared
+machine). Diagnosis first (``benchmarks/caribo_lattice_small.py``, dev 7001-7008 normal
+and 8060-8067 hard): of the failing photos without a right lattice candidate most had a
+tile whose segments are coloured like the table (green on green stripes, white on a light
+table, yellow on pine), so the paint fills 0.5-0.8 of the true cells; the paint's widths
+across the three line directions still span whole tiles. Dev 7001-7008 normal 7 → 11 of
+24 (65 → 47 errors, 4 → 3 no tiles), dev 8060-8067 hard 3 → 5 of 24 (49 → 45, 15 → 14);
+held-out 8550-8561 normal 12 → 15 of 36 (57 → 41, 11 → 9), 8560-8571 hard 10 → 15 of 36
+(78 → 56, 10 → 7) (held-out measured before the ``partial_segments`` test was added; every
+held-out fit it would test scores ≤ 0.05, and all 43 held-out fits put the tiles on their
+own cells). The right lattice as the first candidate, dev: 20 → 29 of 48 photos (none right
+17 → 13).
+Still failing: the reader given the right lattice reads table or prop cells around the
+figure (1t 7003, 2t 7002/7003: 5-9 tiles read), or nothing with confidence (hard).
 """
 
 from __future__ import annotations

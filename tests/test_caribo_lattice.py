@@ -392,14 +392,18 @@ def test_batched_regrowth_equals_one_by_one():
 
 
 @pytest.mark.parametrize(("notation", "seed"), [("23GY", 7001), ("23GY", 7002),
-                                                ("34WY,34RY", 7008)])
+                                                ("34WY,34RY", 7008), ("23GY", 7004),
+                                                ("34WY,34RY", 7001)])
 def test_small_figures_are_read(notation, seed):
     """Figures of one and two tiles, as at a game's start (``benchmarks/
     caribo_small_figures.py``): their lattice holds them in one or two cells that are the
     whole figure (:func:`vision.caribo_lattice.small_figure_fits`), so it is not dropped
     as "too coarse"; seed 7002's tile lies beside a larger coaster and two pens, whose
     edges alone give no hexagonal directions (:func:`caribo_lattice._hexagonal_component`).
-    Both one-tile photos were "no CARIBO tiles found" before."""
+    Both one-tile photos were "no CARIBO tiles found" before. Seeds 7004 (a tile on green
+    stripes, its two green segments not paint) and 7001 (two tiles on a light table, a
+    white and a red segment missing from the paint) have no right lattice without the fit
+    to the paint's widths (:func:`caribo_lattice._hull_figure`)."""
     from vision.evaluation import compare_states
     from vision.simulator.dataset import render_state
 
@@ -430,3 +434,92 @@ def test_small_figure_fit_tells_the_tile_from_a_coarse_cell():
     fine = H @ np.diag([0.5, 0.5, 1.0])
     fill, explained = caribo_lattice.cell_fit(fine, cell, paint, blobs)
     assert fill > 0.95 and explained < 0.3
+
+
+_TABLE_BGR = (150, 170, 190)
+_PAINTS_BGR = [(40, 200, 230), (60, 160, 40), (180, 90, 40), (40, 40, 200), (240, 240, 240),
+               (30, 30, 30)]
+
+
+def _draw_tiles(H: np.ndarray, tiles: list, shape=(320, 360)):
+    """A BGR image of table colour with hexagon tiles (``tiles``: ``((q, r), six BGR
+    colours)``, segment ``k`` between vertices ``k`` and ``k + 1``) drawn through the
+    lattice ``H`` (top face 0.97 pitch); and the paint mask: every segment not coloured
+    like the table."""
+    img = np.zeros(shape + (3,), np.uint8)
+    img[:] = _TABLE_BGR
+    paint = np.zeros(shape, np.uint8)
+    verts = hexlattice.hex_vertices(0.97 / math.sqrt(3.0))
+    for cell, colours in tiles:
+        c = hexlattice.axial_to_world(np.array([cell]))[0]
+        for k, colour in enumerate(colours):
+            tri = np.array([c, c + verts[k], c + verts[(k + 1) % 6]])
+            px = np.round(hexlattice.apply_homography(H, tri)).astype(np.int32)
+            cv2.fillPoly(img, [px], colour)
+            if colour != _TABLE_BGR:
+                cv2.fillPoly(paint, [px], 1)
+    return img, paint > 0
+
+
+def _hull_inputs(img: np.ndarray, paint: np.ndarray):
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    blobs = cv2.connectedComponents(paint.astype(np.uint8), connectivity=8)[1]
+    return lab, blobs, np.bincount(blobs.ravel())
+
+
+def test_hull_figure_fits_a_tile_with_segments_coloured_like_the_table():
+    """A single tile whose two adjacent segments are coloured like the table (the paint
+    mask holds two thirds of it, so its cell is not "the whole figure" by paint,
+    :func:`caribo_lattice.small_figure_fits`): the paint's widths across the three line
+    directions still span the whole tile (a missing segment's corners are its painted
+    neighbours'), so :func:`caribo_lattice._hull_figure` finds its pitch and centre. A
+    round coaster of the tile's size fits a hexagon about as well by widths but has no
+    hexagonal edges: no fit."""
+    pitch = 90.0
+    A = np.eye(2)  # the lattice's affine view at unit pitch (world -> px)
+    H = np.eye(3)
+    H[:2, :2] = pitch * A
+    H[:2, 2] = (170.0, 150.0)
+    colours = [_PAINTS_BGR[0], _PAINTS_BGR[0], _TABLE_BGR, _TABLE_BGR, _PAINTS_BGR[2],
+               _PAINTS_BGR[2]]
+    img, paint = _draw_tiles(H, [((0, 0), colours)])
+    lab, blobs, areas = _hull_inputs(img, paint)
+    cell = np.zeros((1, 2), np.int64)
+    assert not caribo_lattice.small_figure_fits(H, cell, paint, blobs, areas)
+    got = caribo_lattice._hull_figure(lab, A, paint, blobs, areas)
+    assert got is not None
+    Hg, pitch_g, centre = got
+    assert abs(pitch_g / pitch - 1.0) < 0.06
+    assert np.hypot(*(centre - H[:2, 2])) < 0.06 * pitch
+    assert caribo_lattice.mixed_segments(lab, Hg, cell) < 0.05
+    assert caribo_lattice.partial_segments(paint, Hg, cell) < 0.02  # all paint or none
+
+    disk = np.zeros(paint.shape, np.uint8)
+    cv2.circle(disk, (170, 150), int(0.5 * pitch), 1, -1)
+    img = np.zeros(paint.shape + (3,), np.uint8)
+    img[:] = _TABLE_BGR
+    img[disk > 0] = (90, 140, 170)
+    lab, blobs, areas = _hull_inputs(img, disk > 0)
+    assert caribo_lattice._hull_figure(lab, A, disk > 0, blobs, areas) is None
+
+
+def test_mixed_segments_tell_a_tile_from_a_coarse_cell():
+    """Three tiles in a triangle: each of their own cells has one paint per segment, each
+    all paint; one cell twice as large around them cuts its segments across tiles and
+    table (other colours, part paint)."""
+    pitch = 60.0
+    H = hexlattice.affine_lattice_homography(np.array([pitch, 0.0]),
+                                             np.array([0.5 * pitch, 0.5 * math.sqrt(3.0) * pitch]),
+                                             np.array([150.0, 130.0]))
+    tiles = [((0, 0), _PAINTS_BGR), ((1, 0), _PAINTS_BGR[1:] + _PAINTS_BGR[:1]),
+             ((0, 1), _PAINTS_BGR[3:] + _PAINTS_BGR[:3])]
+    img, paint = _draw_tiles(H, tiles)
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    own = np.array([t[0] for t in tiles], np.int64)
+    assert caribo_lattice.mixed_segments(lab, H, own) < 0.05
+    centroid = hexlattice.axial_to_world(own).mean(axis=0)
+    coarse = caribo_lattice._shifted(H, centroid) @ np.diag([2.0, 2.0, 1.0])
+    assert caribo_lattice.partial_segments(paint, H, own) < 0.02
+    one = np.zeros((1, 2), np.int64)
+    assert caribo_lattice.mixed_segments(lab, coarse, one) > caribo_lattice.HULL_MIXED
+    assert caribo_lattice.partial_segments(paint, coarse, one) > caribo_lattice.HULL_PARTIAL
