@@ -580,3 +580,35 @@ def test_refit_pits_skipping_a_repeated_match_equals_the_two_refits():
         if want is not None:
             assert want[0] == got[0]
             assert np.array_equal(want[1], got[1])
+
+
+# dev photo 8806 #0 (easy): a board seen from nearly straight above (camera tilt 17°), round pits
+ABOVE_STATE = {"game": "wauri", "south": [5, 4, 4, 0, 0, 6], "north": [6, 5, 5, 0, 5, 5],
+               "stores": {"south": 2, "north": 1}, "to_move": "north"}
+ABOVE_SEED = 159994526663648
+
+
+def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
+    """The squashed spot windows miss this board's round pits; when nothing is clear the
+    lattices are searched again on spots in square windows, which locate it (without
+    that search: no board)."""
+    from vision.simulator.dataset import render_state
+    from vision.wauri_recognition import flip_counts
+
+    photo = render_state("wauri", ABOVE_STATE, ABOVE_SEED, "easy")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    want = np.array([by[c.name] for c in pl.CAVITIES])
+    radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
+    fit = pl.find_board(img)
+    assert fit is not None and fit.contrast > 0.9
+    err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
+              for o in (list(range(14)), flip_counts(list(range(14)))))
+    assert err < 0.3 * radius
+    plain, table = pl._plain_lattice_found, pl.table_lattice_homographies
+    monkeypatch.setattr(pl, "_plain_lattice_found",
+                        lambda pyr, keep=3, squash=None: plain(pyr, keep))
+    monkeypatch.setattr(pl, "table_lattice_homographies",
+                        lambda pyr, keep=3, squash=None: table(pyr, keep))
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86

@@ -25,7 +25,9 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    with a cavity template search (:func:`fit_cavities`).
    Still none clear: the lattice again, from spots whose surround is not a colour of
    the table (:func:`table_lattice_homographies`; a busy cloth's blobs crowd the pits
-   out of the first lattice's spots).
+   out of the first lattice's spots). Still none clear: both lattices from spots in
+   square windows (the first ones are :data:`LAT_SQUASH` as high as wide, for a tilted
+   camera; a camera straight above sees round pits), kept only when clear.
 3. Every candidate is **polished** (:func:`polish_fit`): in a top view each pit moves to
    the best :func:`cavity_response` (inner part vs a uniform ring of wood) within 0.3
    pitch, a RANSAC homography goes through the 12 and the stores join when they agree;
@@ -126,7 +128,11 @@ board's dark front face adds a third "row" of spots below south's. Spot windows
 and sample photos accepted. Tried: 0.6 (dev hard 26), 0.8 (25): a lattice is fragile
 to the windows' shape; ring-colour compatibility with lightness weighted 0.1 or 0
 (instead of 0.5) does not locate #7 (the front face's row wins the window), keeping a
-later lattice fit at the same place when it matches more pits (no change).
+later lattice fit at the same place when it matches more pits (no change). The squashed
+windows lost a board seen from straight above (easy 8806 #0, tilt 17°, located 15 -> 14
+of 15): when nothing is clear, both lattices are searched again on spots in square
+windows and a clear fit from them is kept (kept unconditionally, CARIBO 8804 #2 gave a
+board at contrast 0.885).
 Speed (``benchmarks/wauri_stage_times.py``, 30 photos each, means per photo, shared
 machine): find_boards 160.8 ms on dev hard against 94.0 on dev normal (1.7×), pit spots
 (~25 ms) and the first polish alike; the difference is later candidates: polish rounds
@@ -785,7 +791,8 @@ class PitSpots:
                         self.ring[sel])
 
 
-def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpots:
+def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE,
+                   squash: float | None = None) -> PitSpots:
     """Pit-like spots of a reduced photo: a disk darker than a *uniform* ring around it.
 
     ``small``: ``(h, w, 3)`` uint8 BGR. For every radius in :data:`LAT_RADII` the score is
@@ -798,7 +805,9 @@ def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpot
     strongest local maxima are kept. A pit's shaded floor is darker than the bare wood
     around it whatever the wood's colour, while board edges and most table patterns have a
     mixed surround; the ring colour lets the lattice search keep one board's pits together.
+    ``squash``: the windows' height / width (default :data:`LAT_SQUASH`).
     """
+    squash = LAT_SQUASH if squash is None else squash
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     ones = np.ones((1, 3), np.float32)
     sq = cv2.transform(lab * lab, ones)  # Σ_c Lab², one channel
@@ -820,9 +829,9 @@ def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpot
         kd = max(1, int(round(1.77 * r)))  # square with the disk's area
         ki = max(kd + 1, int(round(2.3 * r)))
         ko = max(ki + 2, int(round(3.2 * r)))
-        kdy = max(1, int(round(1.77 * r * LAT_SQUASH)))
-        kiy = max(kdy + 1, int(round(2.3 * r * LAT_SQUASH)))
-        koy = max(kiy + 2, int(round(3.2 * r * LAT_SQUASH)))
+        kdy = max(1, int(round(1.77 * r * squash)))
+        kiy = max(kdy + 1, int(round(2.3 * r * squash)))
+        koy = max(kiy + 2, int(round(3.2 * r * squash)))
         n = float(ko * koy - ki * kiy)
         md = cv2.boxFilter(lab_s, -1, (kd, kdy))
         mr = (cv2.boxFilter(lab_s, -1, (ko, koy), normalize=False)
@@ -834,7 +843,7 @@ def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE) -> PitSpot
         diff[..., 0] = np.minimum(diff[..., 0], 0)  # a pit is darker, not lighter
         score = cv2.sqrt(cv2.transform(diff * diff, ones)) / (sr + 4.0)
         k = max(3, int(round(1.6 * r)) | 1)
-        ky = max(3, int(round(1.6 * r * LAT_SQUASH)) | 1)
+        ky = max(3, int(round(1.6 * r * squash)) | 1)
         peak = score >= cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (k, ky)))
         ys, xs = np.nonzero(peak & (score > 0))
         sc = score[ys, xs]
@@ -1104,10 +1113,10 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     return _lattice_proposals(sorted(found, key=lambda o: -o[0]), full)
 
 
-def _plain_lattice_found(pyr: Pyramid, keep: int = 3):
+def _plain_lattice_found(pyr: Pyramid, keep: int = 3, squash: float | None = None):
     """``(factor to full-image px, generator of lattice_fits in the order found)`` of the
     plain pit lattice (:func:`lattice_homographies` before sorting and proposing)."""
-    _small, full, pool = _lattice_pool(pyr)
+    _small, full, pool = _lattice_pool(pyr, squash)
     # the strongest LAT_PER_SCALE spots per radius: exactly pit_candidates(small)
     sel = np.concatenate([np.flatnonzero(pool.scale == si)[:LAT_PER_SCALE]
                           for si in range(len(LAT_RADII))])
@@ -1118,15 +1127,20 @@ TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homogra
 TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
 
 
-def _lattice_pool(pyr: Pyramid) -> tuple[np.ndarray, float, PitSpots]:
+def _lattice_pool(pyr: Pyramid,
+                  squash: float | None = None) -> tuple[np.ndarray, float, PitSpots]:
     """The lattice image (:func:`_lattice_image`), its factor to full-image px and its
     :data:`TABLE_POOL` strongest pit-like spots per radius (:func:`pit_candidates`, whose
     spots of a radius come strongest first, so their first :data:`LAT_PER_SCALE` are the
     plain lattice's spots), computed once per :class:`Pyramid`."""
-    if "lattice_pool" not in pyr.memo:
-        small, full = _lattice_image(pyr)
-        pyr.memo["lattice_pool"] = (small, full, pit_candidates(small, TABLE_POOL))
-    return pyr.memo["lattice_pool"]
+    squash = LAT_SQUASH if squash is None else squash
+    key = ("lattice_pool", squash)
+    if key not in pyr.memo:
+        if "lattice_image" not in pyr.memo:
+            pyr.memo["lattice_image"] = _lattice_image(pyr)
+        small, full = pyr.memo["lattice_image"]
+        pyr.memo[key] = (small, full, pit_candidates(small, TABLE_POOL, squash))
+    return pyr.memo[key]
 
 
 def _border_clusters(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1150,7 +1164,8 @@ def table_colours(lab: np.ndarray) -> np.ndarray:
     return _border_clusters(lab)[2]
 
 
-def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndarray]]:
+def table_lattice_homographies(pyr: Pyramid, keep: int = 3,
+                               squash: float | None = None) -> list[tuple[int, np.ndarray]]:
     """Like :func:`lattice_homographies`, but from pit-like spots whose surround is *not*
     a colour of the table (:func:`table_colours`; Lab distance, lightness halved, above
     each of :data:`TABLE_RING_DE` in turn).
@@ -1160,7 +1175,7 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, n
     surround is the board top, which the table does not show. From the
     :data:`TABLE_POOL` strongest spots per radius those with a surround unlike the table
     are kept (the strongest :data:`LAT_PER_SCALE` per radius)."""
-    small, full, pool = _lattice_pool(pyr)
+    small, full, pool = _lattice_pool(pyr, squash)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     centres = table_colours(lab)
     d = pool.ring[:, None, :] - centres[None]
@@ -1293,7 +1308,24 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         clear = add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
     if not clear:
         # a busy table can hide the pits from the lattice: spots not of the table's colours
-        add_best_first([(hom, n, n / 12.0) for n, hom in table_lattice_homographies(pyr)])
+        clear = add_best_first([(hom, n, n / 12.0)
+                                for n, hom in table_lattice_homographies(pyr)])
+    if not clear and LAT_SQUASH != 1.0:
+        # a camera looking straight down sees round pits, which the squashed windows mix
+        # with board top: both lattices again from spots in square windows (the plain
+        # lattice's first fit polished in full, as the first lattice's is); only a clear
+        # fit from them is kept (every photo without a board comes here: CARIBO 8804 #2
+        # gave a fit of contrast 0.885 otherwise)
+        n_ranked = len(ranked)
+        full, found = _plain_lattice_found(pyr, squash=1.0)
+        square = [(hom, n, n / 12.0) for n, hom in
+                  _lattice_proposals(sorted(found, key=lambda o: -o[0]), full)]
+        clear = bool(square) and (add(*square[0]) or add_best_first(square[1:]))
+        if not clear:
+            clear = add_best_first([(hom, n, n / 12.0)
+                                    for n, hom in table_lattice_homographies(pyr, squash=1.0)])
+        if not clear:
+            del ranked[n_ranked:]
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
     for contrast, hom, found, score in ranked:
