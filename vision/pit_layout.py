@@ -132,7 +132,11 @@ later lattice fit at the same place when it matches more pits (no change). The s
 windows lost a board seen from straight above (easy 8806 #0, tilt 17°, located 15 -> 14
 of 15): when nothing is clear, both lattices are searched again on spots in square
 windows and a clear fit from them is kept (kept unconditionally, CARIBO 8804 #2 gave a
-board at contrast 0.885).
+board at contrast 0.885). Its cost, on photos without a clear fit only: 'cd benchmarks &&
+wauri_board_ab.py /tmp/wf9_h /tmp/wf9_car /tmp/wf9_col /tmp/wf9_e --base 47ee40a --runs 1
+--limit 8' (32 photos, mostly without a clear fit; shared machine): median 199.6 -> 291.3
+ms, total CPU 0.65× (1.5× more), 1 fit differs (easy #0, found). Next: make it cheaper
+(e.g. square windows only at the radii where the squashed ones found no lattice).
 Speed (``benchmarks/wauri_stage_times.py``, 30 photos each, means per photo, shared
 machine): find_boards 160.8 ms on dev hard against 94.0 on dev normal (1.7×), pit spots
 (~25 ms) and the first polish alike; the difference is later candidates: polish rounds
