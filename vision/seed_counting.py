@@ -323,22 +323,28 @@ def store_weak_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     if ref is None:
         return out
     floor, spread = ref
-    sigma = max(0.5, FLOOR_SMOOTH * seed_r_px)
-    half = int(np.ceil(3 * sigma))
-    h, w = resp.shape
     taken: list[tuple[int, int]] = []
     for i in np.argsort(-resp[ys, xs]):
         x, y = int(xs[i]), int(ys[i])
         if any(np.hypot(x - a, y - b) < WEAK_GAP * seed_r_px for a, b in taken):
             continue
-        x0, y0 = max(0, x - half), max(0, y - half)
-        patch = bgr[y0:min(h, y + half + 1), x0:min(w, x + half + 1)]
-        lab = _lab(patch.reshape(-1, 3)).reshape(patch.shape)
-        c = _gauss_centre(lab, sigma, x - x0, y - y0)
+        c = _smoothed_lab(bgr, x, y, seed_r_px)
         if np.hypot(*((c[1:] - floor) / spread)) >= WEAK_CHROMA:
             taken.append((x, y))
             out[y, x] = True
     return out
+
+
+def _smoothed_lab(bgr: np.ndarray, x: int, y: int, seed_r_px: float) -> np.ndarray:
+    """CIELAB ``(3,)`` of ``bgr`` ``(H, W, 3)`` around pixel ``(x, y)``, Gaussian-weighted
+    over :data:`FLOOR_SMOOTH` seed radii (``seed_r_px`` px); converted only there."""
+    sigma = max(0.5, FLOOR_SMOOTH * seed_r_px)
+    half = int(np.ceil(3 * sigma))
+    h, w = bgr.shape[:2]
+    x0, y0 = max(0, x - half), max(0, y - half)
+    patch = bgr[y0:min(h, y + half + 1), x0:min(w, x + half + 1)]
+    lab = _lab(patch.reshape(-1, 3)).reshape(patch.shape)
+    return _gauss_centre(lab, sigma, x - x0, y - y0)
 
 
 def _gauss_centre(patch: np.ndarray, sigma: float, cx: int, cy: int) -> np.ndarray:
@@ -847,15 +853,9 @@ def floor_peaks(bgr: np.ndarray, resp: np.ndarray, bright: np.ndarray, dark: np.
     if ref is None:
         return out
     floor, spread = ref
-    sigma = max(0.5, FLOOR_SMOOTH * seed_r_px)
-    half = int(np.ceil(3 * sigma))
-    h, w = resp.shape
     for i in np.nonzero(cand)[0]:
         x, y = int(px[i]), int(py[i])
-        x0, y0 = max(0, x - half), max(0, y - half)
-        patch = bgr[y0:min(h, y + half + 1), x0:min(w, x + half + 1)]
-        lab = _lab(patch.reshape(-1, 3)).reshape(patch.shape)
-        c = _gauss_centre(lab, sigma, x - x0, y - y0)
+        c = _smoothed_lab(bgr, x, y, seed_r_px)
         if np.linalg.norm((c - floor) / spread) < FLOOR_LIKE:
             out[y, x] = True
     return out
