@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from colomino_cells_diag import cached_locate  # noqa: E402
+from colomino_cells_diag import cached_photos  # noqa: E402
 
 from vision import colomino_recognition as cr  # noqa: E402
 from vision.recognize import NothingFound  # noqa: E402
@@ -64,40 +64,28 @@ def _spec_features(trace: dict) -> dict:
 
 def run_folder(folder: Path, cache: Path, limit: int):
     """Per-cell records ``(photo, row, col, truth, read, conf)`` and perfect count."""
-    cache.mkdir(parents=True, exist_ok=True)
-    files = sorted(f for f in folder.glob("*.json") if f.with_suffix(".jpg").exists())
-    if limit:
-        files = files[:limit]
     recs, perfect, found = [], 0, 0
-    real = cr.locate_field
-    try:
-        for f in files:
-            truth = json.loads(f.read_text())
-            if truth.get("game") != "colomino":
-                continue
-            cr.locate_field = cached_locate(cache, f.stem)
-            cr._TRACE = trace = {}
-            try:
-                ans = cr.recognize(cv2.imread(str(f.with_suffix(".jpg"))))
-            except NothingFound:
-                continue
-            finally:
-                cr._TRACE = None
-            feats = _spec_features(trace)
-            want = truth["state"]["rows"]
-            if ans["size"] != len(want):
-                continue
-            found += 1
-            wrong = 0
-            for cell in ans["cells"]:
-                r, c = cell["row"], cell["col"]
-                got, tru = ans["rows"][r][c], want[r][c]
-                wrong += got != tru
-                recs.append((f.stem, r, c, tru, got, float(cell["confidence"]),
-                             {k: v[r, c] for k, v in feats.items()}))
-            perfect += wrong == 0
-    finally:
-        cr.locate_field = real
+    for f, truth in cached_photos(folder, cache, limit):
+        cr._TRACE = trace = {}
+        try:
+            ans = cr.recognize(cv2.imread(str(f.with_suffix(".jpg"))))
+        except NothingFound:
+            continue
+        finally:
+            cr._TRACE = None
+        feats = _spec_features(trace)
+        want = truth["state"]["rows"]
+        if ans["size"] != len(want):
+            continue
+        found += 1
+        wrong = 0
+        for cell in ans["cells"]:
+            r, c = cell["row"], cell["col"]
+            got, tru = ans["rows"][r][c], want[r][c]
+            wrong += got != tru
+            recs.append((f.stem, r, c, tru, got, float(cell["confidence"]),
+                         {k: v[r, c] for k, v in feats.items()}))
+        perfect += wrong == 0
     return recs, perfect, found
 
 

@@ -55,14 +55,14 @@ def cached_locate(cache: Path, key: str):
     return locate
 
 
-def run_folder(folder: Path, cache: Path, limit: int, verbose: bool):
-    """Buckets and details (Counters) of one folder; prints per photo with ``verbose``."""
+def cached_photos(folder: Path, cache: Path, limit: int):
+    """Yield ``(truth file, truth)`` of the Colomino photos of ``folder`` (the first
+    ``limit``, 0 = all) with ``cr.locate_field`` reading its field from ``cache``
+    (:func:`cached_locate`) while each is handled; the real one is restored after."""
     cache.mkdir(parents=True, exist_ok=True)
     files = sorted(f for f in folder.glob("*.json") if f.with_suffix(".jpg").exists())
     if limit:
         files = files[:limit]
-    buckets: Counter = Counter()
-    details: Counter = Counter()
     real = cr.locate_field
     try:
         for f in files:
@@ -70,13 +70,21 @@ def run_folder(folder: Path, cache: Path, limit: int, verbose: bool):
             if truth.get("game") != "colomino":
                 continue
             cr.locate_field = cached_locate(cache, f.stem)
-            bucket, det, _ = diagnose(f.with_suffix(".jpg"), truth)
-            buckets[bucket] += 1
-            details.update(det)
-            if verbose and bucket != "perfect":
-                print(f"  {f.stem}: {bucket} {dict(det)}")
+            yield f, truth
     finally:
         cr.locate_field = real
+
+
+def run_folder(folder: Path, cache: Path, limit: int, verbose: bool):
+    """Buckets and details (Counters) of one folder; prints per photo with ``verbose``."""
+    buckets: Counter = Counter()
+    details: Counter = Counter()
+    for f, truth in cached_photos(folder, cache, limit):
+        bucket, det, _ = diagnose(f.with_suffix(".jpg"), truth)
+        buckets[bucket] += 1
+        details.update(det)
+        if verbose and bucket != "perfect":
+            print(f"  {f.stem}: {bucket} {dict(det)}")
     return buckets, details
 
 
