@@ -965,6 +965,20 @@ def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
     return out
 
 
+#: Neighbouring cells' touching triangles: ``(side of the first cell, side of the second,
+#: row step, column step)``, east-west then north-south (sides N, E, S, W = 0..3).
+NEIGHBOUR_SIDES = ((1, 3, 0, 1), (2, 0, 1, 0))
+
+
+def rim_cells(n: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Row and column indices ``(n,)`` of the cells along the field's canonical top,
+    right, bottom and left edge (the rim side ``k`` lies beside side ``k`` of those
+    cells)."""
+    idx = np.arange(n)
+    return ((np.zeros(n, int), idx), (idx, np.full(n, n - 1)), (np.full(n, n - 1), idx),
+            (idx, np.zeros(n, int)))
+
+
 def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
                  rim_dist: np.ndarray, rim_known: np.ndarray | None = None,
                  printed: np.ndarray | None = None,
@@ -998,7 +1012,7 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     margin = srt[..., 1] - srt[..., 0]
     K = dist.shape[-1]
     # east-west and north-south neighbours, both tiles
-    for sa, sb, dr, dc in ((1, 3, 0, 1), (2, 0, 1, 0)):
+    for sa, sb, dr, dc in NEIGHBOUR_SIDES:
         a = is_tile[:n - dr, :n - dc] & is_tile[dr:, dc:]
         da = dist[:n - dr, :n - dc, sa][a]                     # (pairs, K)
         db = dist[dr:, dc:, sb][a]
@@ -1015,10 +1029,7 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
         out[ra, ca, sa] = np.where(keep, la, joint)
         out[ra + dr, ca + dc, sb] = np.where(keep, lb, joint)
     # the rim: canonical top (side 0 of row 0), right, bottom, left
-    idx = np.arange(n)
-    cells = ((np.zeros(n, int), idx), (idx, np.full(n, n - 1)), (np.full(n, n - 1), idx),
-             (idx, np.zeros(n, int)))
-    for side, (rr, cc) in enumerate(cells):
+    for side, (rr, cc) in enumerate(rim_cells(n)):
         t = is_tile[rr, cc]
         d = dist[rr, cc, side]                                     # (n, K)
         if weight is not None:
@@ -1110,17 +1121,14 @@ def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     w = np.ones(labels.shape) if weight is None else weight
     cost = dist * w[..., None]
     total = cost.copy()
-    for sa, sb, dr, dc in ((1, 3, 0, 1), (2, 0, 1, 0)):
+    for sa, sb, dr, dc in NEIGHBOUR_SIDES:
         a = is_tile[:n - dr, :n - dc] & is_tile[dr:, dc:]
         ca, cb = cost[:n - dr, :n - dc, sa], cost[dr:, dc:, sb]
         both = ca + cb
         total[:n - dr, :n - dc, sa] = np.where(a[..., None], both, total[:n - dr, :n - dc, sa])
         total[dr:, dc:, sb] = np.where(a[..., None], both, total[dr:, dc:, sb])
     if rim_known is not None:
-        idx = np.arange(n)
-        cells = ((np.zeros(n, int), idx), (idx, np.full(n, n - 1)),
-                 (np.full(n, n - 1), idx), (idx, np.zeros(n, int)))
-        for side, (rr, cc) in enumerate(cells):
+        for side, (rr, cc) in enumerate(rim_cells(n)):
             known = rim_known[side] >= 0
             prior = RIM_PRIOR * (np.arange(K)[None, :] != rim_known[side][:, None])
             total[rr, cc, side] += np.where(known[:, None], prior, 0.0)
