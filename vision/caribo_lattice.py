@@ -427,16 +427,23 @@ all paint or all table; a coarse cell over a larger figure whose tiles are partl
 coloured like the table holds segments that are part paint."""
 
 
+def _segment_points(H: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, int]:
+    """Image points ``(K * 6 * M, 2)`` of the segment samples
+    (:func:`vision.hexlattice.segment_sample_offsets`) of ``cells`` (axial ``(K, 2)``) of
+    the lattice ``H`` (world → px), cell by cell and segment by segment, and ``M``."""
+    offs = hexlattice.segment_sample_offsets()  # (6, M, 2)
+    world = hexlattice.axial_to_world(np.asarray(cells))
+    pts = hexlattice.apply_homography(H, (world[:, None, None] + offs[None]).reshape(-1, 2))
+    return pts, offs.shape[1]
+
+
 def partial_segments(paint: np.ndarray, H: np.ndarray, cells: np.ndarray) -> float:
     """Mean over the segments of ``cells`` (axial ``(K, 2)``) of the lattice ``H`` of
     min(f, 1 - f), ``f`` the fraction of the segment's sample points
     (:func:`vision.hexlattice.segment_sample_offsets`) on ``paint`` (``(H, W)``, boolean
     or float): 0 when every segment is all paint or all table, up to 0.5."""
-    offs = hexlattice.segment_sample_offsets()  # (6, M, 2)
-    world = hexlattice.axial_to_world(np.asarray(cells))
-    pts = hexlattice.apply_homography(H, (world[:, None, None] + offs[None]).reshape(-1, 2))
-    f = hexlattice.sample_bilinear(np.asarray(paint, np.float32), pts).reshape(
-        len(world) * 6, offs.shape[1])
+    pts, m = _segment_points(H, cells)
+    f = hexlattice.sample_bilinear(np.asarray(paint, np.float32), pts).reshape(-1, m)
     f = (f > 0.5).mean(axis=1)
     return float(np.minimum(f, 1.0 - f).mean())
 
@@ -447,10 +454,8 @@ def mixed_segments(lab_det: np.ndarray, H: np.ndarray, cells: np.ndarray) -> flo
     Lab image ``lab_det``) lying farther than :data:`HULL_SEGMENT_DELTA` from the median
     colour of their segment: about 0 when every segment is one paint, large when the cells
     cut across tiles and table."""
-    offs = hexlattice.segment_sample_offsets()  # (6, M, 2)
-    world = hexlattice.axial_to_world(np.asarray(cells))
-    pts = hexlattice.apply_homography(H, (world[:, None, None] + offs[None]).reshape(-1, 2))
-    lab = hexlattice.sample_bilinear(lab_det, pts).reshape(len(world) * 6, offs.shape[1], 3)
+    pts, m = _segment_points(H, cells)
+    lab = hexlattice.sample_bilinear(lab_det, pts).reshape(-1, m, 3)
     dist = np.linalg.norm(lab - np.median(lab, axis=1, keepdims=True), axis=2)
     return float((dist > HULL_SEGMENT_DELTA).mean())
 

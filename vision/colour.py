@@ -230,6 +230,19 @@ def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
     return gains, cost
 
 
+def _paint_centres(lab: np.ndarray, labels: np.ndarray, ref_lab: np.ndarray,
+                   start: np.ndarray, prior: float = 4.0) -> np.ndarray:
+    """Paint cluster centres ``(6, 3)`` Lab: each paint's mean of ``lab (N, 3)`` over the
+    samples ``labels (N,)`` gives it, shrunk towards its reference ``ref_lab`` by
+    ``prior`` pseudo samples; a paint with no sample keeps its ``start`` centre."""
+    centres = start.copy()
+    for k in range(6):
+        sel = lab[labels == k]
+        if len(sel):
+            centres[k] = (sel.sum(axis=0) + prior * ref_lab[k]) / (len(sel) + prior)
+    return centres
+
+
 def _label_paints(obs, refs, ref_lab, gain, sigma):
     """The rest of :func:`classify_paints` for the chosen light ``gain``: the free
     per-channel correction, the re-centred paint clusters and the log-likelihoods."""
@@ -237,14 +250,10 @@ def _label_paints(obs, refs, ref_lab, gain, sigma):
     free = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
     gain = np.clip(free, gain * 0.85, gain * 1.15)
     lab = linear_to_lab(obs / gain)
-    centres = ref_lab.copy()
+    centres = ref_lab
     for _ in range(3):
         labels = np.argmin(_weighted_dist2(lab, centres), axis=1)
-        for k in range(6):
-            sel = lab[labels == k]
-            n = len(sel)
-            if n:
-                centres[k] = (sel.sum(axis=0) + 4.0 * ref_lab[k]) / (n + 4.0)
+        centres = _paint_centres(lab, labels, ref_lab, centres)
     d2 = _weighted_dist2(lab, centres)
     ll = -0.5 * d2 / (sigma * sigma)
     ll -= ll.max(axis=1, keepdims=True)
@@ -269,11 +278,7 @@ def light_from_labels(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray,
     gain = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
     gain = np.maximum(gain, 1e-6)
     lab = linear_to_lab(obs / gain)
-    centres = ref_lab.copy()
-    for k in range(6):
-        sel = lab[labels == k]
-        centres[k] = (sel.sum(axis=0) + prior * ref_lab[k]) / (len(sel) + prior)
-    return gain, centres
+    return gain, _paint_centres(lab, labels, ref_lab, ref_lab, prior)
 
 
 def paint_distances(obs: np.ndarray, gain: np.ndarray, centres_lab: np.ndarray) -> np.ndarray:
