@@ -13,6 +13,13 @@ put in one bucket:
   (``board_corners_px``), the cell measured along the true outline;
 * ``ok``.
 
+Every field found at the right size also gets a per-cell grid error ``cell_err``
+(:func:`cell_grid_error`: the largest distance, in cells, of a true empty cell's centre
+from the fitted cell centre, and per quadrant of the canonical view) and ``h_floor``
+(:func:`homography_floor`, the least any homography can reach); the summary counts the
+fields with every cell within 0.2 cell (``exact``). ``--set NAME=VALUE`` overrides a
+constant of :mod:`vision.colomino_field` for an A/B run.
+
 ``--margins``: every finished field :func:`vision.colomino_field.locate_field` compared
 by :func:`vision.colomino_field._field_evidence` (the start, the other size's best grid,
 the start divided into the other size) is recorded per photo: ``evidence`` lists their
@@ -60,6 +67,38 @@ def corner_error_cells(got: np.ndarray, truth: np.ndarray, n: int) -> float:
     return max(float(np.min(np.linalg.norm(got - p, axis=1))) for p in truth) / pitch
 
 
+def cell_grid_error(Hc: np.ndarray, n: int, truth: dict) -> tuple[float, list[float]]:
+    """Per-cell grid error: every true centre of an empty cell (``pieces[*].center_px``
+    on the board plane; a tile's centre is its top, raised off the plane) mapped by
+    ``Hc`` into the canonical view lies this far (cells) from the nearest fitted cell
+    centre; returns the largest and the four quadrants' largest (top-left, top-right,
+    bottom-right, bottom-left of the canonical view)."""
+    pcs = [p for p in truth["pieces"] if p["cell"] == "."] or truth["pieces"]
+    pts = np.array([[p["center_px"] for p in pcs]], np.float64)
+    M = cf.MARGIN_CELLS * cf.CELL
+    q = (cv2.perspectiveTransform(pts, Hc)[0] - M) / cf.CELL - 0.5
+    off = np.hypot(*(q - np.rint(q)).T)
+    mid = (n - 1) / 2.0
+    quads = [(q[:, 0] < mid) & (q[:, 1] < mid), (q[:, 0] >= mid) & (q[:, 1] < mid),
+             (q[:, 0] >= mid) & (q[:, 1] >= mid), (q[:, 0] < mid) & (q[:, 1] >= mid)]
+    return float(off.max()), [float(off[s].max()) if s.any() else 0.0 for s in quads]
+
+
+def homography_floor(truth: dict) -> float:
+    """The least per-cell grid error any homography can reach (cells): the true centres
+    of the empty cells (lens distortion included) fitted by least squares to a square
+    lattice; the largest residual. Above ~0.1 the lens bends the grid beyond a
+    homography (simulator photos: 0.001-0.012)."""
+    pcs = [p for p in truth["pieces"] if p["cell"] == "."]
+    if len(pcs) < 8:
+        return float("nan")
+    src = np.array([p["center_px"] for p in pcs], np.float64)
+    dst = np.array([[p["col"] + 0.5, p["row"] + 0.5] for p in pcs], np.float64)
+    H, _ = cv2.findHomography(src, dst, 0)
+    got = cv2.perspectiveTransform(src[None], H)[0]
+    return float(np.max(np.hypot(*(got - dst).T)))
+
+
 def judge(img_path: Path, truth: dict) -> dict:
     """Run the field stage on one photo; returns a dict with ``bucket``, ``err`` (cells,
     or None), ``cpu`` and ``decode`` (seconds)."""
@@ -91,6 +130,10 @@ def judge(img_path: Path, truth: dict) -> dict:
     err = corner_error_cells(field_corners(Hc, n), np.array(truth["board_corners_px"], float),
                              n)
     out["err"] = round(err, 3)
+    cell_err, quads = cell_grid_error(Hc, n, truth)
+    out["cell_err"] = round(cell_err, 3)
+    out["cell_err_quadrants"] = [round(v, 3) for v in quads]
+    out["h_floor"] = round(homography_floor(truth), 3)
     out["bucket"] = "grid" if err > 0.3 else "ok"
     return out
 
@@ -103,7 +146,12 @@ def main(argv=None) -> int:
     ap.add_argument("-v", action="store_true", help="one line per photo")
     ap.add_argument("--margins", action="store_true",
                     help="record the finished fields' evidence per photo")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="override a constant of vision.colomino_field (e.g. SETTLED_MOVE=0)")
     args = ap.parse_args(argv)
+    for item in args.set:
+        name, value = item.split("=", 1)
+        setattr(cf, name, type(getattr(cf, name))(value))
     cv2.setNumThreads(1)
     evidence: list[float] = []
     if args.margins:
@@ -134,6 +182,8 @@ def main(argv=None) -> int:
                 cond = truth.get("conditions", {})
                 table = (cond.get("table") or {}).get("kind")
                 print(f"{d}/{r['photo']}: {r['bucket']} err={r['err']} "
+                      f"cell_err={r.get('cell_err')} q={r.get('cell_err_quadrants')} "
+                      f"h_floor={r.get('h_floor')} "
                       f"score={r.get('score')} {r['cpu'] * 1e3:.0f} ms table={table}",
                       flush=True)
     buckets = Counter(r["bucket"] for r in results)
@@ -141,6 +191,11 @@ def main(argv=None) -> int:
     col = [r for r in results if r["bucket"] not in ("no board", "false board")]
     bad = [r for r in col if r["err"] is None or r["err"] > 0.5]
     print(f"colomino photos {len(col)}: bad (corner > 0.5 cell, size, none) {len(bad)}")
+    ce = [r["cell_err"] for r in col if r.get("cell_err") is not None]
+    if ce:
+        print(f"per-cell grid error (cells): exact (<= 0.2) {sum(e <= 0.2 for e in ce)} of "
+              f"{len(col)}, mean {np.mean(ce):.3f}, p90 {np.percentile(ce, 90):.3f}, "
+              f"max {max(ce):.3f}")
     if args.margins:
         close = sorted((r["margin"], r["dir"], r["photo"], r["bucket"]) for r in results
                        if r.get("margin") is not None)
