@@ -232,7 +232,12 @@ def _cumulative(rx: np.ndarray, ry: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     S = rx.shape[0]
     cx = np.zeros((S + 1, rx.shape[1]), np.float32)
     cy = np.zeros((ry.shape[0], S + 1), np.float32)
-    np.cumsum(rx, axis=0, out=cx[1:])
+    # down the columns row by row: the same float32 additions in the same order as
+    # np.cumsum(rx, axis=0) (bit for bit), each a contiguous vector add - numpy's
+    # accumulate along the first axis is 1.5-3x slower on these views (256-456 px)
+    add = np.add
+    for i in range(S):
+        add(cx[i], rx[i], out=cx[i + 1])
     np.cumsum(ry, axis=1, out=cy[:, 1:])
     return cx, cy
 
