@@ -548,3 +548,27 @@ def test_glare_lit_tiles_are_read_whole_but_a_one_colour_cell_is_kept_as_read():
     out = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
     assert out.reshape(n_cells, 4)[4].tolist() == [2, 1, 2, 0]       # read whole: right
     assert out.reshape(n_cells, 4)[5].tolist() == [1] * 4             # kept as read
+
+
+def test_prototypes_from_differences_within_tiles_do_not_take_each_colours_glare():
+    # the colours' balanced green and blue, red at 0; tiles with yellow in them sit in a
+    # lamp's glare (a warm lamp clips red elsewhere), blue ones in the shade: each
+    # colour's own median would carry its tiles' glare, differences within a tile do not
+    proto = np.array([[0.0, 0.0], [0.9, -0.03], [0.45, 0.02], [0.05, 0.6]])
+    rng = np.random.default_rng(3)
+    lab = np.array([[0, 1, 0, 1]] * 10 + [[0, 2, 0, 3]] * 10 + [[1, 2, 1, 3]] * 10)
+    glare = np.where((lab == 1).any(axis=1), 0.8, 0.1)[:, None] * np.array([1.0, 0.9])
+    light = rng.uniform(0.9, 1.1, (len(lab), 1, 1))
+    gb = light * proto[lab] + glare[:, None, :] + 0.01 * rng.standard_normal((30, 4, 2))
+    ok = np.ones(lab.shape, bool)
+    got = cr.tile_prototypes(gb, lab, ok, 4)
+    assert got is not None
+    assert np.abs((got - got[0]) - proto).max() < 0.06
+    # each colour's median is pulled by its tiles' glare: yellow's lies far off
+    medians = np.array([np.median(gb[lab == k], axis=0) for k in range(4)])
+    assert np.abs((medians - medians[0]) - proto).max() > 0.2
+    # a colour never seen beside another in enough tiles: no prototypes
+    assert cr.tile_prototypes(gb[:10], lab[:10], ok[:10], 4) is None
+    # red beside yellow and green beside blue only: the two pairs are not linked up
+    apart = np.array([[0, 1, 0, 1]] * 5 + [[2, 3, 2, 3]] * 5)
+    assert cr.tile_prototypes(proto[apart], apart, np.ones(apart.shape, bool), 4) is None

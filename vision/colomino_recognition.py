@@ -34,7 +34,10 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    photo's colour prototypes times one light plus one glare; every colouring of the four
    is fitted and weighed with the triangles' own readings (a cell read one colour all
    round is left as read; where too few tiles of some colour leave no mixture, the hue
-   evidence is the triangles' own reading).
+   evidence is the triangles' own reading). The prototypes are the differences between
+   the colours within the photo's tiles (:func:`tile_prototypes`: glare and light cancel
+   inside a tile), not each colour's own median (which carries the glare of the tiles
+   that colour happened to lie on).
    Game prior (:func:`decode_edges`): placed tiles match, so every shared edge takes
    the colour both triangles' evidence agrees on best (a mismatch is kept only when both
    sides are very sure); a triangle at the field's edge leans strongly to the layout's
@@ -169,6 +172,18 @@ channel changed nothing), and tiles with one red-clipped triangle gained nothing
 Leaving only the cells read one colour at the layout's printed positions (any turn) as
 read, the others read whole too, traded: triangle errors dev 61/129 -> 58/126, held-out
 normal 82 -> 75 but held-out hard 112 -> 114 (no board won or lost): not taken.
+Seeds 10200-10203 (session 10; causes counted per wrong cell with
+``benchmarks/colomino_cells_causes.py``: dev normal 40 wrong cells = glare 28, jokers 9,
+one-colour tiles on their own print 3; dev hard 165 = glare 59, jokers 32, other 60
+(mostly two photos with a coloured lamp read wrong all over), field 11, own print 3):
+the whole-tile glare reading's prototypes were each colour's median over its unclipped
+triangles, and under a lamp those are not alike lit (unclipped yellows are the shaded
+ones, unclipped reds the glare-lit ones): yellow's lay below green's and red's carried
+glare, so glare-lit RYRY tiles fitted GRGR far better and were read so (the named
+regression of session 9). :func:`tile_prototypes` takes the colours' differences
+within tiles instead. Tried and dropped: the whole-tile reading on green/blue-clipped
+triangles as floors (dev normal 27 -> 26 boards, more yellows read red); balancing its
+green and blue by the local print channel by channel (no gain).
 Tried and dropped: a tile-like joker whose colours as read match the tile or rim
 marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
 false joker fixed, one true joker read RRRR, a board lost); a one-colour tile on its own
@@ -316,6 +331,8 @@ PALE_Z = 15.0
 #: print level) and the spread of a tile's light around the print's (log).
 CELL_GLARE_SIGMA = 0.08
 CELL_GLARE_SCALE_SD = 0.7
+#: :func:`tile_prototypes`: a pair of colours counts when seen in this many tiles
+PROTO_MIN_PAIRS = 3
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -1137,6 +1154,54 @@ def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     return np.where(is_tile[..., None], p, 1.0)
 
 
+def tile_prototypes(gb: np.ndarray, lab: np.ndarray, ok: np.ndarray, K: int,
+                    min_pairs: int = PROTO_MIN_PAIRS) -> np.ndarray | None:
+    """The colours' balanced green and blue ``(K, 2)`` as differences within tiles.
+
+    A tile's four triangles share its light and the glare on it, so the difference of
+    two of its triangles is the difference of their colours free of the glare (times the
+    light, about the print's: ``gb`` is over the local print level). Medians of those
+    differences over the photo's tiles, per pair of colours (as read, ``lab (C, 4)``;
+    only triangles with green and blue unclipped, ``ok (C, 4)``), are solved by least
+    squares for the prototypes, red anchored at 0 (:func:`cell_glare_posteriors` fits a
+    free glare per tile, so a common offset does not matter). Medians of each colour's
+    triangles instead (their glare differs from colour to colour: unclipped yellows are
+    the shaded ones under a lamp, unclipped reds the glare-lit ones) put a yellow lit
+    by glare nearer green than yellow. ``gb (C, 4, 2)``. A pair of colours counts when
+    seen side by side in at least ``min_pairs`` pairs of triangles; None when some colour
+    is in none or the pairs counted do not link all colours.
+    """
+    t, u = np.triu_indices(4, 1)                                   # the 6 pairs of sides
+    sel = ok[:, t] & ok[:, u] & (lab[:, t] != lab[:, u])           # (C, 6)
+    a, b = lab[:, t][sel], lab[:, u][sel]
+    d = (gb[:, t] - gb[:, u])[sel]                                 # (P, 2)
+    d = np.where((a > b)[:, None], -d, d)                          # lower colour first
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    rows, rhs, wts = [], [], []
+    seen = np.zeros(K, bool)
+    for k, j in zip(*np.triu_indices(K, 1), strict=True):
+        pair = (lo == k) & (hi == j)
+        count = int(pair.sum())
+        if count < min_pairs:
+            continue
+        row = np.zeros(K)
+        row[k], row[j] = 1.0, -1.0
+        rows.append(row)
+        rhs.append(np.median(d[pair], axis=0))
+        wts.append(np.sqrt(count))
+        seen[[k, j]] = True
+    if not seen.all() or np.linalg.matrix_rank(np.array(rows)) < K - 1:
+        return None                      # a colour unseen, or colours not linked up
+    A = np.array(rows) * np.array(wts)[:, None]
+    B = np.array(rhs) * np.array(wts)[:, None]
+    anchor = np.zeros((1, K))
+    anchor[0, 0] = 1.0
+    A = np.vstack([A, anchor * 10.0])
+    B = np.vstack([B, np.zeros((1, 2))])
+    proto, *_ = np.linalg.lstsq(A, B, rcond=None)
+    return proto
+
+
 def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        local: np.ndarray, clip_rgb: np.ndarray, on_tiles: np.ndarray,
                        fit: np.ndarray) -> np.ndarray:
@@ -1156,16 +1221,22 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     lab = np.argmax(post, axis=1)
     K = post.shape[1]
     gb_free = ct[:, 1:].max(axis=1) < 0.5
-    proto = np.zeros((K, 2))
-    for k in range(K):
-        sel = free & fit & (lab == k)
-        if sel.sum() < 3:
-            # a warm lamp clips the red of every yellow: green and blue still tell
-            sel = gb_free & fit & (lab == k)
-            if sel.sum() < 3:
-                return post
-        proto[k] = np.median(gb[sel], axis=0)
     cells = len(post) // 4
+    proto = tile_prototypes(gb.reshape(cells, 4, 2), lab.reshape(cells, 4),
+                            (free & fit).reshape(cells, 4), K)
+    if proto is None:
+        proto = tile_prototypes(gb.reshape(cells, 4, 2), lab.reshape(cells, 4),
+                                (gb_free & fit).reshape(cells, 4), K)
+    if proto is None:
+        proto = np.zeros((K, 2))
+        for k in range(K):
+            sel = free & fit & (lab == k)
+            if sel.sum() < 3:
+                # a warm lamp clips the red of every yellow: green and blue still tell
+                sel = gb_free & fit & (lab == k)
+                if sel.sum() < 3:
+                    return post
+            proto[k] = np.median(gb[sel], axis=0)
     red_c = red.reshape(cells, 4)
     gb_clip = (ct[:, 1:].max(axis=1) >= 0.5).reshape(cells, 4)
     # a cell read one colour all round (a one-colour tile, an uncovered printed field)
