@@ -811,24 +811,36 @@ def pit_candidates(small: np.ndarray, per_scale: int = LAT_PER_SCALE,
     mixed surround; the ring colour lets the lattice search keep one board's pits together.
     ``squash``: the windows' height / width (default :data:`LAT_SQUASH`).
     """
-    squash = LAT_SQUASH if squash is None else squash
+    return _pit_spots(_spot_images(small), per_scale, squash)
+
+
+def _spot_images(small: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The images :func:`pit_candidates` filters, whatever its windows' shape: ``(Lab,
+    Σ_c Lab²)`` of ``small`` (float32 ``(h, w, 3)`` and ``(h, w)``) and, for the radii
+    from :data:`LAT_HALF_FROM`, the same at half size (area averages of Lab and of Lab²,
+    so a ring's spread is unchanged); the second pair is None for a tiny image."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-    ones = np.ones((1, 3), np.float32)
-    sq = cv2.transform(lab * lab, ones)  # Σ_c Lab², one channel
-    pts, scores, scales, rings = [], [], [], []
+    sq = cv2.transform(lab * lab, np.ones((1, 3), np.float32))  # Σ_c Lab², one channel
     h, w = lab.shape[:2]
-    half = None
+    if min(h, w) < 64:
+        return (lab, sq), None
+    hs = (w // 2, h // 2)
+    return (lab, sq), (cv2.resize(lab, hs, interpolation=cv2.INTER_AREA),
+                       cv2.resize(sq, hs, interpolation=cv2.INTER_AREA))
+
+
+def _pit_spots(images, per_scale: int, squash: float | None) -> PitSpots:
+    """:func:`pit_candidates` on its :func:`_spot_images` (shared by both window shapes)."""
+    squash = LAT_SQUASH if squash is None else squash
+    ones = np.ones((1, 3), np.float32)
+    full_res, half = images
+    pts, scores, scales, rings = [], [], [], []
     for si, r_full in enumerate(LAT_RADII):
         f = 1
-        if r_full >= LAT_HALF_FROM and min(h, w) >= 64:
-            # large radii on the image at half size (area averages of Lab and of Lab²,
-            # so the ring's spread is unchanged): a quarter of the work
-            if half is None:
-                hs = (w // 2, h // 2)
-                half = (cv2.resize(lab, hs, interpolation=cv2.INTER_AREA),
-                        cv2.resize(sq, hs, interpolation=cv2.INTER_AREA))
+        if r_full >= LAT_HALF_FROM and half is not None:
+            # large radii on the image at half size: a quarter of the work
             f = 2
-        lab_s, sq_s = half if f == 2 else (lab, sq)
+        lab_s, sq_s = half if f == 2 else full_res
         r = r_full / f
         kd = max(1, int(round(1.77 * r)))  # square with the disk's area
         ki = max(kd + 1, int(round(2.3 * r)))
@@ -1143,7 +1155,9 @@ def _lattice_pool(pyr: Pyramid,
         if "lattice_image" not in pyr.memo:
             pyr.memo["lattice_image"] = _lattice_image(pyr)
         small, full = pyr.memo["lattice_image"]
-        pyr.memo[key] = (small, full, pit_candidates(small, TABLE_POOL, squash))
+        if "spot_images" not in pyr.memo:  # the same for both window shapes
+            pyr.memo["spot_images"] = _spot_images(small)
+        pyr.memo[key] = (small, full, _pit_spots(pyr.memo["spot_images"], TABLE_POOL, squash))
     return pyr.memo[key]
 
 
@@ -1180,8 +1194,11 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3,
     :data:`TABLE_POOL` strongest spots per radius those with a surround unlike the table
     are kept (the strongest :data:`LAT_PER_SCALE` per radius)."""
     small, full, pool = _lattice_pool(pyr, squash)
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    centres = table_colours(lab)
+    if "table_colours" not in pyr.memo:  # the same for both window shapes
+        lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0),
+                           cv2.COLOR_BGR2LAB).astype(np.float32)
+        pyr.memo["table_colours"] = table_colours(lab)
+    centres = pyr.memo["table_colours"]
     d = pool.ring[:, None, :] - centres[None]
     de = np.sqrt((d * d * np.array([0.5, 1.0, 1.0], np.float32)).sum(-1)).min(1)
     fits: list[tuple[int, np.ndarray]] = []
@@ -1289,46 +1306,48 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
                 return True
         return False
 
-    # the lattice's best fit first (most photos end here); when it is not clear, its
-    # other fits and the board body's, best unpolished contrast first; colour regions last
-    full, found = _plain_lattice_found(pyr)
-    first = next(found, None)
-    tried_first = clear = False
-    if first is not None and first[0] == len(PITS_MM):
-        # no later lattice matches more pits, so this one leads lattice_homographies'
-        # (stably sorted) list: polished before the others are refitted at all
-        n, hom = _lattice_proposals([first], full)[0]
-        clear, tried_first = add(hom, n, n / 12.0), True
-    if not clear:
+    def lattice_stage(squash: float, extra=list) -> bool:
+        """The plain pit lattice from spots in windows ``squash`` as high as wide: its
+        best fit first (most photos end here; when it matches all 12 pits, polished before
+        the lattice's other fits are refitted at all: no later fit matches more, so it
+        leads lattice_homographies' stably sorted list); when that is not clear, its other
+        fits and the candidates ``extra()`` gives, best unpolished contrast first. True
+        when a clear fit was found."""
+        full, found = _plain_lattice_found(pyr, squash=squash)
+        first = next(found, None)
+        tried_first = False
+        if first is not None and first[0] == len(PITS_MM):
+            n, hom = _lattice_proposals([first], full)[0]
+            if add(hom, n, n / 12.0):
+                return True
+            tried_first = True
         fits = sorted(([first] if first is not None else []) + list(found),
                       key=lambda o: -o[0])
         lattice = [(hom, n, n / 12.0) for n, hom in _lattice_proposals(fits, full)]
-        if not tried_first:
-            clear = bool(lattice) and add(*lattice[0])
-    if not clear:
-        clear = add_best_first(lattice[1:] + [(hom, 0, score)
-                                              for _t, score, hom in _body_fits(pyr)])
-    if not clear:
-        clear = add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
-    if not clear:
-        # a busy table can hide the pits from the lattice: spots not of the table's colours
-        clear = add_best_first([(hom, n, n / 12.0)
-                                for n, hom in table_lattice_homographies(pyr)])
+        if not tried_first and lattice and add(*lattice[0]):
+            return True
+        return add_best_first(lattice[1:] + extra())
+
+    def table_stage(squash: float) -> bool:
+        """The lattice from spots whose surround is not a colour of the table (a busy
+        table can hide the pits from the plain lattice), windows ``squash`` as high as
+        wide; True when a clear fit was found."""
+        return add_best_first([(hom, n, n / 12.0)
+                               for n, hom in table_lattice_homographies(pyr, squash=squash)])
+
+    # the lattice, then (with its fits after the first) the board's body, colour regions,
+    # the table-aware lattice
+    clear = (lattice_stage(LAT_SQUASH, lambda: [(hom, 0, score)
+                                                for _t, score, hom in _body_fits(pyr)])
+             or add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
+             or table_stage(LAT_SQUASH))
     if not clear and LAT_SQUASH != 1.0:
         # a camera looking straight down sees round pits, which the squashed windows mix
-        # with board top: both lattices again from spots in square windows (the plain
-        # lattice's first fit polished in full, as the first lattice's is); only a clear
+        # with board top: both lattices again from spots in square windows; only a clear
         # fit from them is kept (every photo without a board comes here: CARIBO 8804 #2
         # gave a fit of contrast 0.885 otherwise)
         n_ranked = len(ranked)
-        full, found = _plain_lattice_found(pyr, squash=1.0)
-        square = [(hom, n, n / 12.0) for n, hom in
-                  _lattice_proposals(sorted(found, key=lambda o: -o[0]), full)]
-        clear = bool(square) and (add(*square[0]) or add_best_first(square[1:]))
-        if not clear:
-            clear = add_best_first([(hom, n, n / 12.0)
-                                    for n, hom in table_lattice_homographies(pyr, squash=1.0)])
-        if not clear:
+        if not (lattice_stage(1.0) or table_stage(1.0)):
             del ranked[n_ranked:]
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
