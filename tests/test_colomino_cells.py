@@ -572,3 +572,27 @@ def test_prototypes_from_differences_within_tiles_do_not_take_each_colours_glare
     # red beside yellow and green beside blue only: the two pairs are not linked up
     apart = np.array([[0, 1, 0, 1]] * 5 + [[2, 3, 2, 3]] * 5)
     assert cr.tile_prototypes(proto[apart], apart, np.ones(apart.shape, bool), 4) is None
+
+
+def test_tiles_not_linked_to_the_base_line_are_dropped_unless_near_or_sure():
+    n = 9
+    occ = np.zeros((n, n), bool)
+    occ[6:, 4] = True                       # a column of tiles up from the base line
+    printed = np.zeros((n, n), bool)
+    printed[4, 4] = True                    # an uncovered printed field in the gap
+    occ[0, 0:3] = True                      # a lamp's hot spot on the far rim, read as tiles
+    occ[2, 4] = True                        # a tile 3 empty cells above the column: kept
+    sure = np.zeros((n, n), bool)
+    out = cr.unlinked_cells(occ, printed, sure)
+    assert out[0, 0:3].all() and out.sum() == 3
+    # a group with a surely read tile is kept (real tiles beyond a shadow band)
+    sure[0, 1] = True
+    assert not cr.unlinked_cells(occ, printed, sure).any()
+    # nothing reaches the base line: the base row was misread, nothing is dropped
+    occ_nb = occ.copy()
+    occ_nb[-1] = False
+    assert not cr.unlinked_cells(occ_nb, printed, np.zeros((n, n), bool)).any()
+    # more cells unlinked than linked: nothing is dropped either
+    occ_big = occ.copy()
+    occ_big[0, :] = True
+    assert not cr.unlinked_cells(occ_big, printed, np.zeros((n, n), bool)).any()
