@@ -99,6 +99,28 @@ the repeated wide search fitted by the local polish instead of the exhaustive MS
 (1.02x on top, 1 of 20 answers differ); :func:`rim_evidence` by counts and a histogram
 median (bit-identical but 1.06x of a step that is 5 % of the field: not worth the
 code); the refinement's band sums by cumulative differences (no faster).
+
+Session 10 (dev seeds 10250 normal / 10251 hard, held-out 10252 / 10253, 30 photos each;
+CARIBO 10254/10256 + Wauri 10255/10257, 80 photos): grid misfits were looked for with a
+per-cell error (``colomino_field_bench.py``: the largest distance of a true *empty*
+cell's centre from the fitted cell centre): every one of the 120 fields lies within
+0.193 cell on every empty cell (mean 0.054, p90 0.104; all four quadrants), and the
+best homography through the truth reaches 0.001-0.054 cell (the simulated lens bends no
+grid by more). The truth's tile centres are the tiles' tops, 0.07-0.15 cell off the
+board plane's cell by the tile's height (parallax): measured against them 56 of 60 hard
+fields are within 0.15 cell, the largest 0.179 — an offset of that size is the tile's
+height, not the fit. The dev hard boards' wrong cells (54 on 16 photos,
+``colomino_cells_causes.py``) are glare, jokers and colour casts, none beside a field
+more than 0.12 cell off. Tried and dropped: a final *bend* of the finished field — the
+crossings re-measured in the canonical view at sub-pixel precision (search 0.3 cell),
+their offsets from the ideal grid fitted by a robust cubic polynomial (Tukey 0.1 cell,
+every quadrant carried), the view re-sampled from the full photo through it when the
+printed lines score better: on the 111 photos then at hand two fields got worse (dev
+hard #8 0.147 -> 0.275 cell, #20 0.074 -> 0.155), none better beyond 0.04 cell, field
+CPU +50 %; 'boardcam evaluate' dev hard (14 photos) 47 -> 49 piece errors. Speed, exact:
+the column sums of the ridge maps row by row and the half-size photo by INTER_AREA (0
+of 160 answers differ bit for bit: the 120 Colomino + 40 CARIBO/Wauri hard photos;
+1.03-1.04x). No false board on the 80 CARIBO/Wauri photos.
 """
 
 from __future__ import annotations
