@@ -128,6 +128,31 @@ def test_the_lattice_spots_are_the_first_of_the_table_pool():
         assert np.array_equal(getattr(pool, name)[sel], getattr(want, name))
 
 
+def test_both_window_shapes_share_their_images_and_table_colours_exactly(monkeypatch):
+    """The square-window search reuses the squashed one's work per Pyramid (the Lab
+    images the spot filters run on, the table's colours): each pool is exactly
+    pit_candidates' answer for its window shape, each table-aware lattice exactly the
+    one computed on a fresh Pyramid, and the k-means of the table runs once."""
+    img = synthetic_board(4, table="gingham")
+    pyr = pl.Pyramid(img)
+    small, _full = pl._lattice_image(pyr)
+    calls = []
+    colours = pl.table_colours
+    monkeypatch.setattr(pl, "table_colours", lambda lab: calls.append(1) or colours(lab))
+    for squash in (pl.LAT_SQUASH, 1.0):
+        want = pl.pit_candidates(small, pl.TABLE_POOL, squash)
+        pool = pl._lattice_pool(pyr, squash)[2]
+        for name in ("pts", "score", "scale", "rad", "ring"):
+            assert np.array_equal(getattr(pool, name), getattr(want, name))
+        got = pl.table_lattice_homographies(pyr, squash=squash)
+        fresh = pl.table_lattice_homographies(pl.Pyramid(img), squash=squash)
+        assert got and [n for n, _h in got] == [n for n, _h in fresh]
+        assert all(np.array_equal(a, b) for (_n, a), (_m, b) in zip(got, fresh, strict=True))
+    assert len(pl._lattice_pool(pyr, 1.0)[2].pts) and calls.count(1) == 3  # pyr once, 2 fresh
+    squashed, square = pl._lattice_pool(pyr)[2], pl._lattice_pool(pyr, 1.0)[2]
+    assert not np.array_equal(squashed.score, square.score)  # the shapes do differ
+
+
 def test_lattice_fits_in_the_order_found_sort_to_the_lattice_answer():
     """find_boards polishes the plain lattice's first fit before the others are refitted
     when it matches all 12 pits: sorted by pits (stably), the fits in the order found
