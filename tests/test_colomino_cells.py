@@ -596,3 +596,31 @@ def test_tiles_not_linked_to_the_base_line_are_dropped_unless_near_or_sure():
     occ_big = occ.copy()
     occ_big[0, :] = True
     assert not cr.unlinked_cells(occ_big, printed, np.zeros((n, n), bool)).any()
+
+
+def test_a_tile_with_one_red_clipped_triangle_is_read_whole():
+    # as above, but only the glare-lit tile's yellow triangle has its red clipped: its
+    # three unclipped triangles fix the tile's light and glare, and so the yellow's colour
+    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
+    cells = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [2, 1, 3, 0]]
+    n_cells = len(cells)
+    gb = np.array([[proto[k] for k in cell] for cell in cells])       # (cells, 4, 2)
+    gb[4] = 0.8 * gb[4] + [0.45, 0.40]                                # glare on the tile
+    gain, level = np.ones(3), 0.5
+    tri = np.zeros((1, n_cells, 4, 3))
+    tri[0, :, :, 1:] = gb * level
+    tri[0, :, :, 0] = 0.3 * level
+    local = np.full((1, n_cells, 3), level)
+    clip = np.zeros((1, n_cells, 4, 3))
+    clip[0, 1, :, 0] = 1.0                                            # yellows: red clipped
+    clip[0, 4, 1, 0] = 1.0                                            # the tile's yellow
+    post = np.full((n_cells * 4, 4), 0.1)
+    post[np.arange(n_cells * 4), np.ravel(cells)] = 0.7
+    post[17] = [0.2, 0.3, 0.4, 0.1]                                   # yellow misread green
+    on = np.ones((1, n_cells, 4), bool)
+    fit = np.ones(n_cells * 4, bool)
+    out = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
+    assert out.reshape(n_cells, 4)[4].tolist() == [2, 1, 3, 0]
+    # the unclipped triangles keep their own reading
+    assert np.array_equal(cr._cells_under_glare(post, tri, gain, local, clip, on, fit)[16],
+                          post[16])

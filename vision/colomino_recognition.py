@@ -28,7 +28,7 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    lamp's colour, the same in every balanced channel, so they keep the plastic's colour;
    the clipped R − G counts as a lower bound and clipped triangles count little in the
    classes' statistics (:func:`glare_free_posteriors`), and the Lab mixture's reading is
-   a weak prior there (:data:`GLARE_LAB_POWER`). A tile with red clipped in two or more
+   a weak prior there (:data:`GLARE_LAB_POWER`). A tile with red clipped in one or more
    triangles is then read whole (:func:`cell_glare_posteriors`): its four triangles
    share the tile's light and the glare on it, so their balanced green and blue are the
    photo's colour prototypes times one light plus one glare; every colouring of the four
@@ -172,7 +172,8 @@ red-clipped (yellows under a warm lamp) from green and blue and the hue evidence
 no mixture was fitted to 103 (cached diag triangle errors dev 83/150 -> 61/129, held-out
 104/124 -> 82/112); a triangle whose red is not clipped keeps its own reading (taking the
 joint one there too turned 40 unclipped greens and blues red; fitting its red as a third
-channel changed nothing), and tiles with one red-clipped triangle gained nothing.
+channel changed nothing), and tiles with one red-clipped triangle gained nothing (with
+the prototypes of session 10 they do: see there).
 Leaving only the cells read one colour at the layout's printed positions (any turn) as
 read, the others read whole too, traded: triangle errors dev 61/129 -> 58/126, held-out
 normal 82 -> 75 but held-out hard 112 -> 114 (no board won or lost): not taken.
@@ -185,7 +186,9 @@ triangles, and under a lamp those are not alike lit (unclipped yellows are the s
 ones, unclipped reds the glare-lit ones): yellow's lay below green's and red's carried
 glare, so glare-lit RYRY tiles fitted GRGR far better and were read so (the named
 regression of session 9). :func:`tile_prototypes` takes the colours' differences
-within tiles instead. Tried and dropped: the whole-tile reading on green/blue-clipped
+within tiles instead; with them a tile with a single red-clipped triangle is read whole
+too (its three unclipped ones fix the light and glare; dev wrong cells 183 -> 178,
+held-out unchanged). Tried and dropped: the whole-tile reading on green/blue-clipped
 triangles as floors (dev normal 27 -> 26 boards, more yellows read red); balancing its
 green and blue by the local print channel by channel (no gain); the joint reading also
 for the unclipped triangles of a tile read whole (dev 283 -> 276 wrong cells over the
@@ -1225,7 +1228,7 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        local: np.ndarray, clip_rgb: np.ndarray, on_tiles: np.ndarray,
                        fit: np.ndarray) -> np.ndarray:
     """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
-    tiles having red clipped in at least two triangles (green and blue in none) read
+    tiles having red clipped in at least one triangle (green and blue in none) read
     whole by :func:`cell_glare_posteriors`, unless read one colour all round (every
     one-colour reading fits such a cell alike; an uncovered printed field is one).
     Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
@@ -1261,7 +1264,7 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     # a cell read one colour all round (a one-colour tile, an uncovered printed field)
     # fits every one-colour reading alike: nothing to add, and it is kept as read
     own = lab.reshape(cells, 4)
-    pick = (red_c.sum(axis=1) >= 2) & ~gb_clip.any(axis=1) & (own != own[:, :1]).any(axis=1)
+    pick = (red_c.sum(axis=1) >= 1) & ~gb_clip.any(axis=1) & (own != own[:, :1]).any(axis=1)
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
