@@ -8,6 +8,9 @@ pulled off the board.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -330,3 +333,52 @@ def test_refine_does_not_repeat_the_wide_search_on_a_settled_view(monkeypatch):
     assert changed and searches == [0.45, 0.2]
     corner = cv2.perspectiveTransform(np.array([[[20.0 + M, 20.0 + M]]]), H)[0, 0]
     assert np.allclose(corner, M, atol=0.5)
+
+
+def test_cumulative_ridges_are_numpy_cumsum_bit_for_bit():
+    """The column sums accumulated row by row (session 10's speed-up) equal
+    ``np.cumsum(axis=0)`` bit for bit, on blurred float32 ridge maps of several sizes."""
+    rng = np.random.default_rng(10)
+    for S in (24, 256, 337):
+        gray = rng.integers(0, 256, (S, S)).astype(np.uint8)
+        rx, ry, cx, cy = sg.line_ridges(gray)
+        want_x = np.zeros_like(cx)
+        np.cumsum(rx, axis=0, out=want_x[1:])
+        want_y = np.zeros_like(cy)
+        np.cumsum(ry, axis=1, out=want_y[:, 1:])
+        assert cx.dtype == np.float32 and cx.shape == (S + 1, S) and cy.shape == (S, S + 1)
+        assert np.array_equal(cx, want_x) and np.array_equal(cy, want_y)
+
+
+def test_half_size_area_resize_is_the_linear_one():
+    """locate_field halves an even-sized photo with INTER_AREA, relying on OpenCV giving
+    the same 2×2 means as INTER_LINEAR at exactly half size; an odd-sized one (not an
+    exact half: the two differ) keeps INTER_LINEAR, so the field is the same either way."""
+    rng = np.random.default_rng(11)
+    for h, w in ((720, 1280), (1080, 1920), (1512, 2016)):
+        img = rng.integers(0, 256, (h, w, 3)).astype(np.uint8)
+        area = cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        linear = cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+        assert np.array_equal(area, linear)
+    img = rng.integers(0, 256, (1081, 1919, 3)).astype(np.uint8)
+    area = cv2.resize(img, (959, 540), interpolation=cv2.INTER_AREA)
+    assert not np.array_equal(area, cv2.resize(img, (959, 540), interpolation=cv2.INTER_LINEAR))
+
+
+def test_locate_field_on_an_odd_sized_photo():
+    """An odd-sized photo (halved by INTER_LINEAR, not INTER_AREA) still gives its field
+    at the true corners: a sample photo cropped by one row and column."""
+    root = Path(__file__).resolve().parents[1] / "sample_images"
+    truth = json.loads((root / "colomino_normal_106.json").read_text())
+    img = decode_photo((root / "colomino_normal_106.jpg").read_bytes())
+    h, w = img.shape[:2]
+    odd = np.ascontiguousarray(img[:h - 1 + h % 2, :w - 1 + w % 2])
+    assert odd.shape[0] % 2 == 1 and odd.shape[1] % 2 == 1
+    Hc, n, _, _ = cf.locate_field(odd)
+    assert n == len(truth["state"]["rows"])
+    M, E = cf.MARGIN_CELLS * cf.CELL, cf.MARGIN_CELLS * cf.CELL + n * cf.CELL
+    got = cv2.perspectiveTransform(np.array([[[M, M], [E, M], [E, E], [M, E]]], np.float64),
+                                   np.linalg.inv(Hc))[0]
+    want = np.array(truth["board_corners_px"], np.float64)
+    pitch = float(np.linalg.norm(want[1] - want[0])) / n
+    assert max(float(np.min(np.linalg.norm(got - p, axis=1))) for p in want) < 0.5 * pitch
