@@ -201,6 +201,21 @@ at all (side band >= 0.92 of the centre) whatever their lightness: 3 missed joke
 on dev and no empty cell there, but 6 empty cells on held-out reached 0.94-0.99: not
 taken. The cached causes on dev hard also show boards on a bluish-grey print fitted
 0.1-0.18 cell off towards the base line (colour errors stated 0.99 there: the field's).
+Left after this session (triangle confusions, benchmarks/colomino_cells_diag.py, dev
+normal / hard, held-out normal / hard, before -> after): 53/193/47/85 -> 54/161/43/74;
+Y→G and empty→tile fell, but blues read red rose on the normal sets (1 -> 6, 7 -> 9):
+in a photo whose tiles nearly all lie in one hot spot the within-tile differences are
+compressed, blue's most (its prototype's blue 0.27 over red where unlit tiles show
+0.43), so a washed blue fits red. Prototypes from the dimmer half of the tiles there
+changed nothing; the whole reading with green/blue-clipped triangles left out of the
+fit (no floor) traded (dev hard 140 -> 141, held-out hard 62 -> 60 wrong cells); the
+residual sd 0.05 / 0.12 and light spread 0.4 / 1.2 instead of 0.08 / 0.7 moved dev by
+at most 2 cells either way. Jokers are the most common single error left on a board
+(missed ones on the base row and edges, lighter than the print by 0-4 % and flat
+against it, or enclosed and shaded like empty cells). A one-colour tile on its own
+printed field stays read as the print: on these sets 681 printed fields were uncovered
+and 14 covered by a tile of their colour, so without a physical cue the print is the
+better guess.
 Tried and dropped: a tile-like joker whose colours as read match the tile or rim
 marking on every side (at least 3) taken as a glare-paled tile (dev hard: one
 false joker fixed, one true joker read RRRR, a board lost); a one-colour tile on its own
