@@ -599,3 +599,59 @@ def test_the_lit_floor_beside_a_seed_is_dropped(monkeypatch):
     assert not sc.floor_peaks(bgr, resp, bright, dark, masks, R)[50, 47]
     monkeypatch.setattr(sc, "FLOOR_FEW", 5)
     assert sc.floor_peaks(bgr, resp, bright, dark, masks, R)[50, 47]
+
+
+def _pile_scene():
+    """A CIELAB top view (OpenCV 8-bit scale, given as BGR) of twelve round pits
+    (radius 32 px) on grained wood: pits 0, 1 and 3 hold three light grey seeds each,
+    pit 0 and pit 3 a brown bean in their middle too (darker than the floor), pit 1 the
+    lit floor there (the floor's colour, brighter); pit 2 holds one light seed and a
+    brown bean. Returns bgr, pit masks, the weak maxima (x, y) per pit (0..3) and the
+    light seeds."""
+    rng = np.random.default_rng(12)
+    h, w = 200, 500
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pits = [(40 + 80 * (i % 6), 50 + 100 * (i // 6)) for i in range(12)]
+    L = 125.0 + 8.0 * ((xx % 80) - 40) / 40
+    a = np.full((h, w), 150.0, np.float32)
+    b = np.full((h, w), 160.0, np.float32)
+    light = [(cx + dx, 50 + dy) for cx in (40, 120, 280) for dx, dy in
+             ((-16, -12), (16, -12), (0, 22))] + [(190, 50)]
+    weak = [(40, 50), (120, 50), (214, 50), (280, 50)]
+    discs = [(p, 230.0, 150.0, (128.0, 128.0)) for p in light]
+    discs += [(weak[0], 80.0, 60.0, (150.0, 148.0)), (weak[1], 140.0, 130.0, (150.0, 160.0)),
+              (weak[2], 80.0, 60.0, (150.0, 148.0)), (weak[3], 80.0, 60.0, (150.0, 148.0))]
+    for (cx, cy), inside, edge, ab in discs:
+        L = _disc(L, xx, yy, cx, cy, inside, edge)
+        d = np.hypot(xx - cx, yy - cy) < R
+        a[d], b[d] = ab
+    lab = np.stack([L, a, b], -1).astype(np.float32)
+    lab += rng.normal(0, 5.0, (h, w, 3)).astype(np.float32)
+    lab = cv2.GaussianBlur(lab, (0, 0), 1.5)
+    bgr = cv2.cvtColor(np.clip(np.round(lab), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+    return bgr, [np.hypot(xx - x, yy - y) < 32 for x, y in pits], weak, light
+
+
+def test_a_dark_bean_in_a_pile_is_counted(monkeypatch):
+    """A weak maximum in a pit showing three seeds, clear of them, darker than the bare
+    floor and not of its colour is a brown bean among light seeds (session 10: piles
+    read short); the lit floor between the seeds (the floor's colour, brighter), a bean
+    beside a lone seed (PILE_FEW) and a maximum below PILE_FRACTION of the threshold are
+    left alone."""
+    bgr, masks, weak, light = _pile_scene()
+    th = 100.0
+    resp = np.zeros(bgr.shape[:2], np.float32)
+    peaks = np.zeros(bgr.shape[:2], bool)
+    for x, y in light:
+        resp[y, x], peaks[y, x] = 2 * th, True
+    for (x, y), v in zip(weak, (0.6, 0.6, 0.6, 0.3), strict=True):
+        resp[y, x] = v * th
+    maxima = resp > 0
+    got = sc.pile_dark_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert list(zip(*np.nonzero(got)[::-1], strict=True)) == [weak[0]]
+    monkeypatch.setattr(sc, "PILE_FEW", 1)  # the lone seed's pit qualifies too
+    got = sc.pile_dark_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert sorted(zip(*np.nonzero(got)[::-1], strict=True)) == sorted([weak[0], weak[2]])
+    monkeypatch.setattr(sc, "PILE_DARKER", 1.2)  # darkness is what keeps the lit floor out
+    got = sc.pile_dark_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert got[weak[1][1], weak[1][0]]

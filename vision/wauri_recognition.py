@@ -49,8 +49,9 @@ Pipeline (:func:`read_board`):
    Session 9: the lit floor beside a seed in a small pit is no seed
    (:func:`vision.seed_counting.floor_peaks`), and the confidences given the total are
    the marginals raised to :data:`COUNT_SHARPEN` (they were under-confident in every
-   band below 0.95). Left: piles of 5+ and the big stores, where the pits' hidden
-   seeds land (a guess).
+   band below 0.95). Session 10: the brown beans missed in pits showing 3+ seeds are
+   counted (:func:`vision.seed_counting.pile_dark_seeds`). Left: piles of 5+ and the
+   big stores, where the pits' hidden seeds land (a guess).
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
