@@ -632,8 +632,33 @@ def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
     assert err < 0.3 * radius
     plain, table = pl._plain_lattice_found, pl.table_lattice_homographies
     monkeypatch.setattr(pl, "_plain_lattice_found",
-                        lambda pyr, keep=3, squash=None: plain(pyr, keep))
+                        lambda pyr, keep=3, squash=None, min_pits=6: plain(pyr, keep))
     monkeypatch.setattr(pl, "table_lattice_homographies",
-                        lambda pyr, keep=3, squash=None: table(pyr, keep))
+                        lambda pyr, keep=3, squash=None, min_pits=6: table(pyr, keep))
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
+
+
+def test_the_square_window_search_takes_only_lattices_of_most_pits(monkeypatch):
+    """On a photo without a board every stage runs, the square-window search too: its
+    lattices keep only fits matching SQUARE_MIN_PITS pits (a board seen from above shows
+    its round pits to square windows), so fewer candidates are polished there than with
+    the first lattices' 6; still no board either way."""
+    img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
+                         / "caribo_normal_113.jpg"))
+    assert img is not None
+    starts = []
+    rounds = pl._polish_rounds
+
+    def counted(image, hom, *a):
+        starts.append(hom.tobytes())
+        return rounds(image, hom, *a)
+
+    monkeypatch.setattr(pl, "_polish_rounds", counted)
+    strict = pl.find_boards(img, keep=3)
+    n_strict = len(set(starts))
+    starts.clear()
+    monkeypatch.setattr(pl, "SQUARE_MIN_PITS", 6)
+    loose = pl.find_boards(img, keep=3)
+    assert n_strict < len(set(starts))
+    assert all(f.contrast < 0.8 for f in strict + loose)

@@ -27,7 +27,8 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    the table (:func:`table_lattice_homographies`; a busy cloth's blobs crowd the pits
    out of the first lattice's spots). Still none clear: both lattices from spots in
    square windows (the first ones are :data:`LAT_SQUASH` as high as wide, for a tilted
-   camera; a camera straight above sees round pits), kept only when clear.
+   camera; a camera straight above sees round pits), fits matching at least
+   :data:`SQUARE_MIN_PITS` pits only, kept only when clear.
 3. Every candidate is **polished** (:func:`polish_fit`): in a top view each pit moves to
    the best :func:`cavity_response` (inner part vs a uniform ring of wood) within 0.3
    pitch, a RANSAC homography goes through the 12 and the stores join when they agree;
@@ -147,6 +148,40 @@ lattice's first fit (polished, polished further) is clear on 9 of 30 hard photos
 (1-3 pitches off along the board, or on the table's pattern), so every later stage
 runs. Kept: :func:`_refit_pits` stops when its second re-match repeats the first
 (bit-identical, total CPU 1.00×).
+
+Session 10 (dev 10300 normal / 10301 hard, held-out 10302 / 10303, easy 10306, 30 each,
+``benchmarks/wauri_board_find.py``): located 30, 27 (+1 wrong place), 30, 29, easy 30;
+0 of 72 CARIBO 10304, Colomino 10305 and sample photos accepted; unchanged by the two
+speed-ups. The square-window search is needed: it alone finds dev hard #7 (contrast
+0.996, the square plain lattice's second 12-pit fit; 0.625 without it) besides easy 8806
+#0 (the square table-aware lattice's second fit, 10 pits, shifted by a pitch); it runs
+on 9 of 30 dev hard photos, 1 of 30 normal, 0 of 30 easy and on every photo without a
+board, where it cost ~43 % of find_boards (CARIBO: 169 of 394 ms; 18 polish rounds and
+32 contrasts per photo, the table's k-means and the spot images computed again). Kept:
+(1) the spot images (Lab, Lab², half size) and the table's colours computed once per
+:class:`Pyramid` for both window shapes, the plain-lattice and table-aware stages one
+function each parametrised by the squash (exact: 0 fits differ, total CPU 1.03× on 32
+mixed and 12 non-Wauri photos); (2) the square-window lattices keep only fits matching
+:data:`SQUARE_MIN_PITS` = 9 pits (both boards it finds match 10-12; on photos without
+a board most of its fits match 6-8): 0 fits differ, total CPU 1.12× on 24
+CARIBO/Colomino/dev hard photos (median 352.9 -> 302.1 ms), 1.18× on 30 CARIBO,
+Colomino and sample photos (368.8 -> 288.4 ms), 1.03× on the 60 dev and held-out hard
+photos (median 99.8 -> 101.7 ms, noise: most end before it), located and non-Wauri
+counts unchanged. Tried and dropped: square windows only at the radii where the squashed
+lattices found no fit (both boards the square windows find lie at a radius where the
+squashed lattices have fits: dev hard #7 and easy 8806 #0 at 9.8 px); skipping square
+candidates at the same place as one polished before (435 of 469 lie >= 0.5 pitch from
+every earlier start on 20 CARIBO/Colomino photos: nothing to reuse). Clear photos'
+time (dev normal, 15 photos, ms per photo): lattice pool 31 (spot filters ~17, the
+uint8 Lab conversion of the 480-px image ~5, the reduction ~4), polish rounds 31,
+contrasts 15, fit_cavities 7; ~8-9× the decode for find_boards alone, ~16-19× for
+recognize. The dev hard misses, named: two clear boards with no candidate within a
+pitch (#1: seen almost from table level, the pits flat ellipses, the fit a pitch off
+along the board; #2: on gingham in a lamp's gradient, the lattice's 12-pit fit stretched
+over the board's dark front face, whose row of spots sits below south's, 5 of its 12
+pits on true pits, the nearest polished start 0.56 pitch off), and one store 1.6
+tolerances off (#4: north's store 0.20 pitch off, 0.15 by the pits' extrapolation
+alone: not a pile's pull, the rows bent beyond one homography).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
@@ -1129,16 +1164,19 @@ def lattice_homographies(pyr: Pyramid, keep: int = 3) -> list[tuple[int, np.ndar
     return _lattice_proposals(sorted(found, key=lambda o: -o[0]), full)
 
 
-def _plain_lattice_found(pyr: Pyramid, keep: int = 3, squash: float | None = None):
+def _plain_lattice_found(pyr: Pyramid, keep: int = 3, squash: float | None = None,
+                         min_pits: int = 6):
     """``(factor to full-image px, generator of lattice_fits in the order found)`` of the
     plain pit lattice (:func:`lattice_homographies` before sorting and proposing)."""
     _small, full, pool = _lattice_pool(pyr, squash)
     # the strongest LAT_PER_SCALE spots per radius: exactly pit_candidates(small)
     sel = np.concatenate([np.flatnonzero(pool.scale == si)[:LAT_PER_SCALE]
                           for si in range(len(LAT_RADII))])
-    return full, _lattice_fits_found(pool.take(sel), keep, 6)
+    return full, _lattice_fits_found(pool.take(sel), keep, min_pits)
 
 
+SQUARE_MIN_PITS = 9  # pits a lattice fit from square-window spots must match (a board seen
+                     # from above, whose round pits those windows find)
 TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
 TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
 
@@ -1182,8 +1220,8 @@ def table_colours(lab: np.ndarray) -> np.ndarray:
     return _border_clusters(lab)[2]
 
 
-def table_lattice_homographies(pyr: Pyramid, keep: int = 3,
-                               squash: float | None = None) -> list[tuple[int, np.ndarray]]:
+def table_lattice_homographies(pyr: Pyramid, keep: int = 3, squash: float | None = None,
+                               min_pits: int = 6) -> list[tuple[int, np.ndarray]]:
     """Like :func:`lattice_homographies`, but from pit-like spots whose surround is *not*
     a colour of the table (:func:`table_colours`; Lab distance, lightness halved, above
     each of :data:`TABLE_RING_DE` in turn).
@@ -1208,7 +1246,7 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3,
             idx = np.flatnonzero((pool.scale == si) & (de > limit))
             keep_idx.append(idx[np.argsort(-pool.score[idx], kind="stable")][:LAT_PER_SCALE])
         sel = np.concatenate(keep_idx)
-        for n, hom in lattice_fits(pool.take(sel), keep):
+        for n, hom in lattice_fits(pool.take(sel), keep, min_pits):
             # the same lattice found at both limits is proposed once
             proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
             pitch = float(np.linalg.norm(proj[1] - proj[0]))
@@ -1306,14 +1344,14 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
                 return True
         return False
 
-    def lattice_stage(squash: float, extra=list) -> bool:
+    def lattice_stage(squash: float, extra=list, min_pits: int = 6) -> bool:
         """The plain pit lattice from spots in windows ``squash`` as high as wide: its
         best fit first (most photos end here; when it matches all 12 pits, polished before
         the lattice's other fits are refitted at all: no later fit matches more, so it
         leads lattice_homographies' stably sorted list); when that is not clear, its other
         fits and the candidates ``extra()`` gives, best unpolished contrast first. True
         when a clear fit was found."""
-        full, found = _plain_lattice_found(pyr, squash=squash)
+        full, found = _plain_lattice_found(pyr, squash=squash, min_pits=min_pits)
         first = next(found, None)
         tried_first = False
         if first is not None and first[0] == len(PITS_MM):
@@ -1328,12 +1366,13 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
             return True
         return add_best_first(lattice[1:] + extra())
 
-    def table_stage(squash: float) -> bool:
+    def table_stage(squash: float, min_pits: int = 6) -> bool:
         """The lattice from spots whose surround is not a colour of the table (a busy
         table can hide the pits from the plain lattice), windows ``squash`` as high as
         wide; True when a clear fit was found."""
         return add_best_first([(hom, n, n / 12.0)
-                               for n, hom in table_lattice_homographies(pyr, squash=squash)])
+                               for n, hom in table_lattice_homographies(
+                                   pyr, squash=squash, min_pits=min_pits)])
 
     # the lattice, then (with its fits after the first) the board's body, colour regions,
     # the table-aware lattice
@@ -1347,7 +1386,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         # fit from them is kept (every photo without a board comes here: CARIBO 8804 #2
         # gave a fit of contrast 0.885 otherwise)
         n_ranked = len(ranked)
-        if not (lattice_stage(1.0) or table_stage(1.0)):
+        if not (lattice_stage(1.0, min_pits=SQUARE_MIN_PITS)
+                or table_stage(1.0, min_pits=SQUARE_MIN_PITS)):
             del ranked[n_ranked:]
     ranked.sort(key=lambda f: -f[0])
     out: list[BoardFit] = []
