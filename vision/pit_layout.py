@@ -181,7 +181,10 @@ along the board; #2: on gingham in a lamp's gradient, the lattice's 12-pit fit s
 over the board's dark front face, whose row of spots sits below south's, 5 of its 12
 pits on true pits, the nearest polished start 0.56 pitch off), and one store 1.6
 tolerances off (#4: north's store 0.20 pitch off, 0.15 by the pits' extrapolation
-alone: not a pile's pull, the rows bent beyond one homography).
+alone: not a pile's pull, the rows bent beyond one homography). Tried for #1/#2: every
+plain lattice fit (both window shapes) also proposed shifted across by a row (±2 ×
+:data:`ROW_Y`, with and without the shifts along): the best polished one scores 0.66 /
+0.69, none within a pitch of the truth, so not added.
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
