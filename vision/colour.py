@@ -43,14 +43,27 @@ def srgb_to_linear(srgb: np.ndarray) -> np.ndarray:
 
 def linear_to_lab(rgb: np.ndarray) -> np.ndarray:
     """Linear RGB (``(..., 3)``, 0..1, may exceed 1) → CIE Lab (D65), same shape."""
-    xyz = np.asarray(rgb, dtype=np.float64) @ _M_RGB2XYZ.T / _WHITE
-    xyz = np.maximum(xyz, 0.0)
-    eps = 216 / 24389
-    f = np.where(xyz > eps, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
-    L = 116 * f[..., 1] - 16
-    a = 500 * (f[..., 0] - f[..., 1])
-    b = 200 * (f[..., 1] - f[..., 2])
-    return np.stack([L, a, b], axis=-1)
+    xyz = np.asarray(rgb, dtype=np.float64) @ _M_RGB2XYZ.T
+    xyz /= _WHITE
+    np.maximum(xyz, 0.0, out=xyz)
+    # the cube root everywhere, the linear segment only where it applies (few pixels)
+    f = np.cbrt(xyz)
+    low = xyz <= _LAB_EPS
+    if low.any():
+        f[low] = (24389 / 27 * xyz[low] + 16) / 116
+    out = np.empty_like(f)
+    f0, f1, f2 = f[..., 0], f[..., 1], f[..., 2]
+    np.multiply(f1, 116, out=out[..., 0])
+    out[..., 0] -= 16
+    np.subtract(f0, f1, out=out[..., 1])
+    out[..., 1] *= 500
+    np.subtract(f1, f2, out=out[..., 2])
+    out[..., 2] *= 200
+    return out
+
+
+_LAB_EPS = 216 / 24389
+"""CIE ε: below it the Lab transfer function is linear."""
 
 
 def bgr8_to_linear(bgr: np.ndarray) -> np.ndarray:
@@ -74,14 +87,28 @@ def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5)
     (shading) and, for saturated centres (chroma ≥ 30), the chroma difference along the
     centre's hue direction weighted :data:`CHROMA_WEIGHT` (a yellow seen under a warm
     lamp is a less saturated yellow, not a green); near-grey centres stay isotropic."""
-    d = lab[..., None, :] - centres
-    d[..., 0] *= l_weight
+    # per component, without the (..., K, 3) difference array: the same operations on
+    # the same numbers as the vector form, so the same results bit for bit
+    lab = np.asarray(lab)
     cab = centres[:, 1:]
     cn = np.hypot(cab[:, 0], cab[:, 1])
     u = cab / np.maximum(cn, 1e-6)[:, None]
-    radial = (d[..., 1:] * u).sum(axis=-1)
     s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
-    return (d * d).sum(axis=-1) - radial * radial * (1.0 - s * s)
+    d0 = lab[..., 0, None] - centres[:, 0]
+    d0 *= l_weight
+    d1 = lab[..., 1, None] - centres[:, 1]
+    d2 = lab[..., 2, None] - centres[:, 2]
+    radial = d1 * u[:, 0]
+    radial += d2 * u[:, 1]
+    radial *= radial
+    radial *= 1.0 - s * s
+    d0 *= d0
+    d1 *= d1
+    d2 *= d2
+    d0 += d1
+    d0 += d2
+    d0 -= radial
+    return d0
 
 
 def estimate_gain(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray | None,
@@ -216,17 +243,35 @@ def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
         expo = np.concatenate([expo, *(np.full(len(chroma), exposure_hint * f)
                                        for f in starts)])
         chroma = np.tile(chroma, (1 + len(starts), 1))
-    for _ in range(iterations):
-        gain = chroma * expo[:, None]
+    # a light whose exposure did not change (bit for bit) keeps its labels, so it has
+    # converged: only the lights still moving are measured again (the same numbers as
+    # measuring all of them every iteration)
+    labels = np.empty((len(chroma), len(obs)), np.intp)
+    nearest = np.empty((len(chroma), len(obs)))
+
+    def measure(rows: np.ndarray) -> None:
+        gain = chroma[rows] * expo[rows, None]
         d2 = _weighted_dist2(linear_to_lab(obs[None] / gain[:, None]), ref_lab)  # (K, N, 6)
-        labels = np.argmin(d2, axis=2)
-        target = refs[labels] * chroma[:, None]
-        w = np.where(labels == 1, 0.2, 1.0)[..., None]
-        expo = clamp((w * obs[None] * target).sum(axis=(1, 2))
-                     / np.maximum((w * target * target).sum(axis=(1, 2)), 1e-12))
+        lab_idx = np.argmin(d2, axis=2)
+        labels[rows] = lab_idx
+        nearest[rows] = np.take_along_axis(d2, lab_idx[..., None], axis=2)[..., 0]
+
+    moving = np.arange(len(chroma))
+    for _ in range(iterations):
+        measure(moving)
+        ch = chroma[moving]
+        lab_idx = labels[moving]
+        target = refs[lab_idx] * ch[:, None]
+        w = np.where(lab_idx == 1, 0.2, 1.0)[..., None]
+        new = clamp((w * obs[None] * target).sum(axis=(1, 2))
+                    / np.maximum((w * target * target).sum(axis=(1, 2)), 1e-12))
+        changed = new != expo[moving]
+        expo[moving] = new
+        moving = moving[changed]
+    if len(moving):
+        measure(moving)
     gains = chroma * expo[:, None]
-    d2 = _weighted_dist2(linear_to_lab(obs[None] / gains[:, None]), ref_lab)
-    cost = np.minimum(np.sqrt(d2.min(axis=2)), 25.0).sum(axis=1)
+    cost = np.minimum(np.sqrt(nearest), 25.0).sum(axis=1)
     return gains, cost
 
 
