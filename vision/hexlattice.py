@@ -129,20 +129,33 @@ def sample_bilinear(image: np.ndarray, points: np.ndarray) -> np.ndarray:
     the nearest border pixel. Sampling is OpenCV's ``remap`` (positions resolved to 1/32
     px), several times faster than gathering the four neighbours in NumPy.
     """
-    p = np.asarray(points, dtype=np.float32)
+    p = np.asarray(points)
     lead = p.shape[:-1]
-    flat = p.reshape(-1, 2)
-    n = len(flat)
+    n = p.size // 2
     tail = image.shape[2:]
     if n == 0:
         return np.zeros((*lead, *tail), np.float32)
+    buf, rows, cols = _remap_map(n)
+    buf[:n] = p.reshape(-1, 2)  # float32, padded rows at 0
+    return _remap(image, buf, rows, cols, n).reshape(*lead, *tail)
+
+
+def _remap_map(n: int) -> tuple[np.ndarray, int, int]:
+    """An ``(rows * cols, 2)`` float32 sampling map for ``n > 0`` points (the padding
+    after ``n`` zero) and its shape for ``cv2.remap``."""
     cols = min(n, _REMAP_COLS)
     rows = -(-n // cols)
-    if rows * cols != n:
-        flat = np.concatenate([flat, np.zeros((rows * cols - n, 2), np.float32)])
-    out = cv2.remap(image, flat.reshape(rows, cols, 2), None, cv2.INTER_LINEAR,
+    buf = np.empty((rows * cols, 2), np.float32)
+    buf[n:] = 0.0
+    return buf, rows, cols
+
+
+def _remap(image: np.ndarray, buf: np.ndarray, rows: int, cols: int, n: int) -> np.ndarray:
+    """Bilinear samples ``(n, C...)`` of ``image`` at the first ``n`` points of the map
+    ``buf`` made by :func:`_remap_map`."""
+    out = cv2.remap(image, buf.reshape(rows, cols, 2), None, cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)
-    return out.reshape(rows * cols, *tail)[:n].reshape(*lead, *tail)
+    return out.reshape(rows * cols, *image.shape[2:])[:n]
 
 
 _REMAP_COLS = 4096
@@ -305,20 +318,29 @@ def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
     """:func:`outline_score` of several ``(H, centres_world (N, 2), shifts_px (S, 2))``
     jobs, sampled in one :func:`sample_bilinear` call; one ``(N, S)`` array per job,
     equal to the job's own :func:`outline_score`."""
-    out = outline_offsets(8)
-    inn = interior_offsets()
-    m = len(out)
-    both = np.concatenate([out, inn])[None]
-    # outline and interior points (N, M + I, 2), shifted (N, S, M + I, 2), in one sampling
-    points, shapes = [], []
-    for H, centres_world, shifts_px in jobs:
-        pts = apply_homography(H, np.asarray(centres_world)[:, None, :] + both)
-        pts = pts.astype(np.float32)[:, None] + np.asarray(shifts_px, np.float32)[None, :, None]
-        shapes.append(pts.shape[:2])
-        points.append(pts.reshape(-1, pts.shape[2], 2))
-    if not points:
+    m = len(outline_offsets(8))
+    both = _outline_and_interior()
+    # outline and interior points (N, M + I, 2), shifted (N, S, M + I, 2), written into
+    # one sampling map (float32, as sample_bilinear would make it)
+    shapes = [(len(c), len(s)) for _, c, s in jobs]
+    if not shapes:
         return []
-    samples = sample_bilinear(edges, np.concatenate(points))
+    per = both.shape[1]
+    total = sum(n * s for n, s in shapes) * per
+    if total == 0:
+        samples = np.zeros((0, per), np.float32)
+    else:
+        buf, rows, cols = _remap_map(total)
+        start = 0
+        for (H, centres_world, shifts_px), (n, s) in zip(jobs, shapes, strict=True):
+            pts = apply_homography(H, np.asarray(centres_world)[:, None, :] + both)
+            # (N, 1, 2 P) + (1, S, 2 P): long contiguous inner loops, not loops of 2
+            view = buf[start: start + n * s * per].reshape(n, s, per * 2)
+            np.add(pts.astype(np.float32).reshape(n, 1, per * 2),
+                   np.tile(np.asarray(shifts_px, np.float32).reshape(s, 2), (1, per))[None],
+                   out=view)
+            start += n * s * per
+        samples = _remap(edges, buf, rows, cols, total).reshape(-1, per)
     so, si = samples[..., :m], samples[..., m:]
     # a robust outline mean: the tile gap is visible on most but not all edges
     k = so.shape[-1]
@@ -329,6 +351,13 @@ def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
         res.append(score[start: start + n * s].reshape(n, s))
         start += n * s
     return res
+
+
+@lru_cache(maxsize=1)
+def _outline_and_interior() -> np.ndarray:
+    """``(1, M + I, 2)``: :func:`outline_offsets` (8 per edge) then
+    :func:`interior_offsets`, as :func:`outline_scores` samples them."""
+    return _frozen(np.concatenate([outline_offsets(8), interior_offsets()])[None])
 
 
 RANSAC_ITERATIONS = 500
