@@ -68,7 +68,22 @@ _LAB_EPS = 216 / 24389
 
 def bgr8_to_linear(bgr: np.ndarray) -> np.ndarray:
     """uint8/float BGR 0..255 (``(..., 3)``) → linear RGB 0..1 (``(..., 3)``, RGB order)."""
-    return srgb_to_linear(np.asarray(bgr, dtype=np.float64)[..., ::-1] / 255.0)
+    a = np.asarray(bgr)
+    if a.dtype == np.uint8:
+        return _SRGB8_TO_LINEAR[a[..., ::-1]]
+    a = np.asarray(a, dtype=np.float64)
+    if a.size and a.min() >= 0.0 and a.max() <= 255.0:
+        # whole numbers 0..255 (e.g. pixels gathered as floats): the table holds the
+        # same values the transfer curve gives
+        idx = a.astype(np.uint8)
+        if np.array_equal(idx, a):
+            return _SRGB8_TO_LINEAR[idx[..., ::-1]]
+    return srgb_to_linear(a[..., ::-1] / 255.0)
+
+
+_SRGB8_TO_LINEAR = srgb_to_linear(np.arange(256, dtype=np.float64) / 255.0)
+_SRGB8_TO_LINEAR.setflags(write=False)
+"""``(256,)`` :func:`srgb_to_linear` of every 8-bit value (``v / 255``)."""
 
 
 def nominal_paints_linear() -> np.ndarray:
