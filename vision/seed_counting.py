@@ -208,10 +208,13 @@ deciding each cavity by its marginal given the total (max-marginal, then the tot
 on the log-marginals: |err| better on all sets, 300 -> 290, 310 -> 272 on the first 30
 hard boards, 354 -> 340, but exact 420 -> 420, 294 -> 296, held-out 424 -> 421 and perfect
 boards 3 -> 1 there); PIT_LAYER 4.6-5.4 x PIT_SHOWN 0.1-0.3 (noise-level trades, as in
-sessions 6 and 9); SIGMA_1 0.2 (|err| dev 280 -> 270, 358 -> 332, held-out 354 -> 312,
-394 -> 382, but exact held-out normal 422 -> 421; a looser model costs tracking margins,
-session 7); a wider spread for pits only above PIT_LAYER (+0.2..0.6: dev normal +4, hard
--1..+1 exact, held-out normal -1..-2).
+sessions 6 and 9); SIGMA_1 0.2 with the rule on (cached |err| dev 280 -> 270, 358 ->
+332, held-out 354 -> 312, 394 -> 382, exact 425/364/422/376 -> 425/365/421/380; but
+'boardcam evaluate' piece errors unchanged, dev normal 184, held-out normal 179, the
+confidences under-confident, Brier dev 0.1074 -> 0.1196 (0.1091 even at COUNT_SHARPEN
+1.7), and tracking on seed 10404 98 -> 91/108: the looser model narrows the margins
+between turns, as session 7 found); a wider spread for pits only above PIT_LAYER
+(+0.2..0.6: dev normal +4, hard -1..+1 exact, held-out normal -1..-2).
 """
 
 from __future__ import annotations
