@@ -214,7 +214,10 @@ sessions 6 and 9); SIGMA_1 0.2 with the rule on (cached |err| dev 280 -> 270, 35
 confidences under-confident, Brier dev 0.1074 -> 0.1196 (0.1091 even at COUNT_SHARPEN
 1.7), and tracking on seed 10404 98 -> 91/108: the looser model narrows the margins
 between turns, as session 7 found); a wider spread for pits only above PIT_LAYER
-(+0.2..0.6: dev normal +4, hard -1..+1 exact, held-out normal -1..-2).
+(+0.2..0.6: dev normal +4, hard -1..+1 exact, held-out normal -1..-2); floor_peaks in
+the stores too, for stores showing at most 8 / 12 peaks (dev stores of up to 12 seeds'
+peaks right 26 + 38 -> 26 + 39 / 23 + 37, exact 425 + 364 -> 425 + 363 both: a weak
+peak beside a seed in a store is as often a brown bean as the lit floor).
 """
 
 from __future__ import annotations
