@@ -195,7 +195,8 @@ errors: dev 10400 normal 189 -> 184/560, 10401 hard 259 -> 257/560; held-out 104
 normal 177 -> 179/560, 10403 hard 282 -> 280/560 (perfect boards unchanged: 5.0, 0, 2.5,
 0 %). Brier of the count confidences dev 0.1058 -> 0.1074, held-out 0.0999 -> 0.0988.
 Tracking ('benchmarks/wauri_tracking.py --games 9 --turns 12 --difficulty normal --seed
-10404', same tree and cached photos): 96 -> 98/108, 0 wrong explained both.
+10404', same tree and cached photos): 96 -> 98/108, 0 wrong explained both. Cost:
+count_view 24.1 -> 27.3 ms CPU per view (39 dev views x 2, interleaved, shared machine).
 On held-out normal the rule added 6 peaks in piles, 5 of them real seeds; the two
 cavities lost are pile guesses the total moved (a pit of 9 read 6 -> 7 peaks was
 answered 9 -> 12: above :data:`PIT_LAYER` one more peak is read as ten more seeds). So
