@@ -523,3 +523,30 @@ def test_mixed_segments_tell_a_tile_from_a_coarse_cell():
     one = np.zeros((1, 2), np.int64)
     assert caribo_lattice.mixed_segments(lab, coarse, one) > caribo_lattice.HULL_MIXED
     assert caribo_lattice.partial_segments(paint, coarse, one) > caribo_lattice.HULL_PARTIAL
+
+
+def test_candidates_with_mixed_segments_are_dropped(monkeypatch):
+    """The CARIBO sample photos: the candidates whose segments are far less uniform in
+    colour than the best one's (:data:`vision.caribo_lattice.MIXED_PRUNE`) are dropped;
+    the rest keep their order, and every candidate that puts the tiles on their own
+    cells is kept."""
+    dropped = 0
+    for path in sorted(SAMPLES.glob("caribo_*.jpg")):
+        truth = json.loads(path.with_suffix(".json").read_text())
+        image = cv2.imread(str(path))
+        small, scale = cr._detection_image(image)
+        lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+        monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", False)
+        every = caribo_lattice.find_lattice(lab, paint, scale)
+        monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", True)
+        kept = caribo_lattice.find_lattice(lab, paint, scale)
+        S = np.diag([1 / scale, 1 / scale, 1.0])
+        ids = [next(i for i, e in enumerate(every) if np.array_equal(e[0], k[0]))
+               for k in kept]
+        assert ids == sorted(ids) and len(set(ids)) == len(ids)
+        for i, (H, _, _, _) in enumerate(every):
+            if _truth_cells_distinct(S @ H, truth):
+                assert i in ids, (path.name, i)
+        dropped += len(every) - len(kept)
+    assert dropped > 0
