@@ -529,7 +529,8 @@ def test_candidates_with_mixed_segments_are_dropped(monkeypatch):
     """The CARIBO sample photos: the candidates whose segments are far less uniform in
     colour than the best one's (:data:`vision.caribo_lattice.MIXED_PRUNE`) are dropped;
     the rest keep their order, and every candidate that puts the tiles on their own
-    cells is kept."""
+    cells is kept (:data:`vision.caribo_lattice.MIXED_ORDER` off: the order is kept)."""
+    monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
     dropped = 0
     for path in sorted(SAMPLES.glob("caribo_*.jpg")):
         truth = json.loads(path.with_suffix(".json").read_text())
@@ -550,3 +551,27 @@ def test_candidates_with_mixed_segments_are_dropped(monkeypatch):
                 assert i in ids, (path.name, i)
         dropped += len(every) - len(kept)
     assert dropped > 0
+
+
+def test_the_least_mixed_candidate_comes_first(monkeypatch):
+    """Dev hard photo (dataset seed 10001, photo 2: 32 tiles on a cloth): the right
+    lattice was the tenth candidate; of the three whose segments are nearly uniform
+    (:data:`vision.caribo_lattice.MIXED_PRUNE`) it is the most uniform, and
+    :data:`vision.caribo_lattice.MIXED_ORDER` puts it first."""
+    from vision.simulator.dataset import photo_seed, random_photo
+
+    photo = random_photo("caribo", photo_seed(10001, 2), "hard")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    small, scale = cr._detection_image(image)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    pieces = photo.truth["pieces"]
+
+    def right():
+        return [_tiles_on_own_cells(H, pieces, scale)
+                for H, _, _, _ in caribo_lattice.find_lattice(lab, paint, scale)]
+
+    assert right()[0]
+    monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
+    unordered = right()
+    assert any(unordered) and not unordered[0]
