@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -37,9 +38,17 @@ def load_revision(rev: str, tmp: Path, module: str, helpers: list[str]):
                              capture_output=True, text=True).stdout
         for h in helpers:
             src = src.replace(f"from vision.{h} import", f"from ab_base_{h} import").replace(
-                f"from vision import {h} as", f"import ab_base_{h} as").replace(
-                f"from vision import {h}\n", f"import ab_base_{h} as {h}\n")
-        return src
+                f"from vision import {h} as", f"import ab_base_{h} as")
+        return re.sub(r"^from vision import ([\w, ]+)$", split_import, src, flags=re.M)
+
+    def split_import(match: re.Match) -> str:
+        # ``from vision import a, b``: each helper from its ``ab_base_`` copy, the rest as is
+        names = [n.strip() for n in match.group(1).split(",")]
+        lines = [f"import ab_base_{n} as {n}" for n in names if n in helpers]
+        rest = [n for n in names if n not in helpers]
+        if rest:
+            lines.append(f"from vision import {', '.join(rest)}")
+        return "\n".join(lines)
 
     def exists(name: str) -> bool:
         return subprocess.run(["git", "cat-file", "-e", f"{rev}:vision/{name}.py"], cwd=ROOT,

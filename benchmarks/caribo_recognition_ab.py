@@ -28,7 +28,8 @@ def main(argv=None) -> int:
     """Command line: see the module docstring."""
     args = arguments(__doc__).parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        base = load_revision(args.base, Path(tmp), "caribo_recognition", ["colour"])
+        base = load_revision(args.base, Path(tmp), "caribo_recognition",
+                             ["hexlattice", "colour", "caribo_lattice"])
         rows, differ = compare(base, cr, folder_photos(args.folders, args.limit), args.runs)
     return report(rows, differ)
 

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = load_revision(args.base, Path(tmp), "colomino_recognition",
-                             ["square_grid", "colomino_field"])
+                             ["square_grid", "colomino_field", "colour"])
         photos = folder_photos(args.folders, args.limit, name_has="colomino")
         rows, differ = compare(base, new, photos, runs=args.runs)
     return report(rows, differ)
