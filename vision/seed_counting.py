@@ -370,13 +370,22 @@ def store_weak_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     if ref is None:
         return out
     floor, spread = ref
+    return _take_spots(bgr, resp, ys, xs, WEAK_GAP * seed_r_px, seed_r_px, out,
+                       lambda c: np.hypot(*((c[1:] - floor) / spread)) >= WEAK_CHROMA)
+
+
+def _take_spots(bgr: np.ndarray, resp: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+                gap_px: float, seed_r_px: float, out: np.ndarray, keep) -> np.ndarray:
+    """Set ``out[y, x]`` (bool ``(H, W)``) for the candidate spots ``(ys, xs)`` taken as
+    seeds, strongest ``resp`` first: a spot is taken when it lies ``gap_px`` or more from
+    every spot taken before and ``keep(lab)`` holds for its CIELAB ``(3,)`` around it
+    (:func:`_smoothed_lab`). Returns ``out``."""
     taken: list[tuple[int, int]] = []
     for i in np.argsort(-resp[ys, xs]):
         x, y = int(xs[i]), int(ys[i])
-        if any(np.hypot(x - a, y - b) < WEAK_GAP * seed_r_px for a, b in taken):
+        if any(np.hypot(x - a, y - b) < gap_px for a, b in taken):
             continue
-        c = _smoothed_lab(bgr, x, y, seed_r_px)
-        if np.hypot(*((c[1:] - floor) / spread)) >= WEAK_CHROMA:
+        if keep(_smoothed_lab(bgr, x, y, seed_r_px)):
             taken.append((x, y))
             out[y, x] = True
     return out
@@ -908,17 +917,9 @@ def pile_dark_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     if ref is None:
         return out
     floor, spread = ref
-    taken: list[tuple[int, int]] = []
-    for i in np.argsort(-resp[ys, xs]):
-        x, y = int(xs[i]), int(ys[i])
-        if any(np.hypot(x - a, y - b) < PILE_GAP * seed_r_px for a, b in taken):
-            continue
-        c = _smoothed_lab(bgr, x, y, seed_r_px)
-        if (np.linalg.norm((c - floor) / spread) >= PILE_LIKE
-                and c[0] < PILE_DARKER * floor[0]):
-            taken.append((x, y))
-            out[y, x] = True
-    return out
+    return _take_spots(bgr, resp, ys, xs, PILE_GAP * seed_r_px, seed_r_px, out,
+                       lambda c: (np.linalg.norm((c - floor) / spread) >= PILE_LIKE
+                                  and c[0] < PILE_DARKER * floor[0]))
 
 
 FLOOR_PEAKS = True  # drop the lit floor beside a seed in a pit of few peaks (floor_peaks)
