@@ -417,3 +417,41 @@ def test_a_runner_up_close_before_the_relabelled_light_is_still_a_contender():
     plain = {id(best[0]): 24.98}
     assert [r[0]["notation"] for r in cr._contenders(best, results, plain)] == ["A", "B"]
     assert [r[0]["notation"] for r in cr._contenders(best, results)] == ["A"]
+
+
+# ----------------------------------------------------------------------------- exact speed-ups
+def _sample_segments_reference(image, H, cells):
+    """:func:`cr._sample_segments` as it was before the speed-up (medians of the linear
+    values and of the Lab values through :func:`numpy.median`)."""
+    offs = hexlattice.segment_sample_offsets()
+    pts = hexlattice.apply_homography(H, hexlattice.axial_to_world(cells)[:, None, None]
+                                      + offs[None])
+    h, w = image.shape[:2]
+    x = np.clip(np.round(pts[..., 0]).astype(np.int64), 0, w - 1)
+    y = np.clip(np.round(pts[..., 1]).astype(np.int64), 0, h - 1)
+    lin = colour.bgr8_to_linear(image[y, x].astype(np.float64))
+    lab = colour.linear_to_lab(lin)
+    spread = np.median(np.abs(lab - np.median(lab, axis=2, keepdims=True)).sum(-1), axis=2)
+    return np.median(lin, axis=2), spread
+
+
+def test_segment_medians_bit_for_bit():
+    """The byte-sorted and partition medians of :func:`cr._sample_segments` equal
+    :func:`numpy.median` of the linear and Lab values bit for bit (on a smooth render with
+    noise, so segments hold ties and distinct values), and :func:`cr._median` equals it
+    for odd and even lengths."""
+    rng = np.random.default_rng(3)
+    yy, xx = np.mgrid[0:300, 0:400]
+    image = np.stack([xx * 0.6, yy * 0.8, (xx + yy) * 0.3], axis=-1)
+    image = np.clip(image + rng.normal(0, 12, image.shape), 0, 255).astype(np.uint8)
+    cells = np.array([(q, r) for q in range(-4, 5) for r in range(-4, 5)])
+    for _ in range(6):
+        H = np.array([[rng.uniform(15, 40), rng.normal(0, 4), rng.uniform(100, 300)],
+                      [rng.normal(0, 4), rng.uniform(15, 40), rng.uniform(80, 220)],
+                      [rng.normal(0, 3e-4), rng.normal(0, 3e-4), 1.0]])
+        med, spread, _ = cr._sample_segments(image, H, cells)
+        ref_med, ref_spread = _sample_segments_reference(image, H, cells)
+        assert med.tobytes() == ref_med.tobytes() and spread.tobytes() == ref_spread.tobytes()
+    for n in (1, 2, 5, 20, 21):
+        a = rng.normal(size=(4, 3, n, 2))
+        assert cr._median(a, axis=2).tobytes() == np.median(a, axis=2).tobytes()

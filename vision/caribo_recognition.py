@@ -467,6 +467,28 @@ def _exposure_hint(small: np.ndarray, refs: np.ndarray) -> float:
     return float(np.percentile(lum, 98)) / max(white, 1e-6)
 
 
+def _middle(n: int) -> list[int]:
+    """Indices of the middle element(s) of ``n`` sorted values (two when ``n`` is even)."""
+    return [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+
+
+def _median_of_sorted(mid: np.ndarray, axis: int) -> np.ndarray:
+    """The median from the middle element(s) ``mid`` (length 1 or 2 along ``axis``) of
+    sorted values: the element, or the mean of the two as :func:`numpy.median` takes it."""
+    if mid.shape[axis] == 1:
+        return np.take(mid, 0, axis=axis)
+    return (np.take(mid, 0, axis=axis) + np.take(mid, 1, axis=axis)) / 2
+
+
+def _median(a: np.ndarray, axis: int) -> np.ndarray:
+    """:func:`numpy.median` of finite ``a`` along ``axis``, bit for bit, from one
+    :func:`numpy.partition` at the middle element(s) (without the NaN scan and the
+    bookkeeping of the general function)."""
+    kth = _middle(a.shape[axis])
+    part = np.partition(a, kth, axis=axis)
+    return _median_of_sorted(np.take(part, kth, axis=axis), axis)
+
+
 def _sample_segments(image: np.ndarray, H: np.ndarray, cells: np.ndarray):
     """Median linear RGB ``(N, 6, 3)`` and spread ``(N, 6)`` of each segment."""
     offs = hexlattice.segment_sample_offsets()  # (6, M, 2)
@@ -475,11 +497,14 @@ def _sample_segments(image: np.ndarray, H: np.ndarray, cells: np.ndarray):
     h, w = image.shape[:2]
     x = np.clip(np.round(pts[..., 0]).astype(np.int64), 0, w - 1)
     y = np.clip(np.round(pts[..., 1]).astype(np.int64), 0, h - 1)
-    bgr = image[y, x].astype(np.float64)  # (N,6,M,3)
-    lin = colour.bgr8_to_linear(bgr)
-    med = np.median(lin, axis=2)
-    lab = colour.linear_to_lab(lin)
-    spread = np.median(np.abs(lab - np.median(lab, axis=2, keepdims=True)).sum(-1), axis=2)
+    bgr = image[y, x]  # (N,6,M,3) uint8
+    # the sRGB curve is increasing, so the median of the linear values is the linear
+    # value of the median byte(s): sort the bytes, not the floats (bit for bit the same
+    # as np.median of the linear values, which averages the two middle ones of even M)
+    srt = np.sort(bgr, axis=2)
+    med = _median_of_sorted(colour.bgr8_to_linear(srt[:, :, _middle(srt.shape[2])]), axis=2)
+    lab = colour.linear_to_lab(colour.bgr8_to_linear(bgr))
+    spread = _median(np.abs(lab - _median(lab, axis=2)[:, :, None]).sum(-1), axis=2)
     inside = ((pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0)
               & (pts[..., 1] < h)).all(axis=(1, 2))
     return med, spread, inside
