@@ -575,3 +575,95 @@ def test_the_least_mixed_candidate_comes_first(monkeypatch):
     monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
     unordered = right()
     assert any(unordered) and not unordered[0]
+
+
+def _window_cells_reference(H, shape, near):
+    """The single-lattice window search as it was before the batching (one
+    :func:`vision.hexlattice.apply_homography` per lattice): cells, world centres."""
+    h, w = shape[:2]
+    ax = caribo_lattice._axial_range(H, w, h, near)
+    if ax is None:
+        return np.zeros((0, 2), np.int64), np.zeros((0, 2))
+    lo_q, hi_q, lo_r, hi_r = ax
+    grid = np.empty((hi_q - lo_q + 1, hi_r - lo_r + 1, 2), np.int64)
+    grid[..., 0] = np.arange(lo_q, hi_q + 1)[:, None]
+    grid[..., 1] = np.arange(lo_r, hi_r + 1)[None, :]
+    cells = grid.reshape(-1, 2)
+    world = hexlattice.axial_to_world(cells)
+    c = hexlattice.apply_homography(H, world)
+    inside = (c[:, 0] >= 0) & (c[:, 0] < w) & (c[:, 1] >= 0) & (c[:, 1] < h)
+    if near is not None:
+        inside &= np.hypot(c[:, 0] - near[0][0], c[:, 1] - near[0][1]) <= near[1]
+    return cells[inside], world[inside]
+
+
+def _random_lattices(rng, n):
+    """``n`` random perspective lattice homographies (pitch 12-60 px) over a 400 x 600
+    image, plus a singular one and one with a non-finite entry."""
+    Hs = []
+    for _ in range(n):
+        a = rng.uniform(0, np.pi)
+        p = rng.uniform(12, 60)
+        e1 = p * np.array([np.cos(a), np.sin(a)])
+        e2 = p * np.array([np.cos(a + 1.05), np.sin(a + 1.05)]) * rng.uniform(0.6, 1.0)
+        A = hexlattice.affine_lattice_homography(e1, e2, rng.uniform([0, 0], [600, 400]))
+        P = np.eye(3)
+        P[2, :2] = rng.normal(0, 4e-4, 2)
+        Hs.append(P @ A)
+    return Hs + [np.zeros((3, 3)), np.full((3, 3), np.nan)]
+
+
+def test_batched_window_cells_and_mapping_bit_for_bit():
+    """:func:`_window_cells_many`, :func:`_map_rows`, :func:`_cells_many` and
+    :func:`_cut_scores_many` give bit for bit the answers of one lattice at a time
+    through :func:`vision.hexlattice.apply_homography` (the speed-up must not change a
+    single recognised board)."""
+    rng = np.random.default_rng(5)
+    shape = (400, 600)
+    Hs = _random_lattices(rng, 40)
+    nears = [None if k % 4 == 0 else (rng.uniform([-50, -50], [650, 450]), rng.uniform(5, 300))
+             for k in range(len(Hs))]
+    cells, world, owner, counts = caribo_lattice._window_cells_many(Hs, shape, nears)
+    assert counts.sum() == len(cells) == len(world) == len(owner) and counts[-2:].sum() == 0
+    k = 0
+    for j, (H, near) in enumerate(zip(Hs, nears, strict=True)):
+        c_ref, w_ref = _window_cells_reference(H, shape, near)
+        n = counts[j]
+        assert np.array_equal(cells[k:k + n], c_ref) and (owner[k:k + n] == j).all()
+        assert world[k:k + n].tobytes() == w_ref.tobytes()
+        k += n
+    assert counts.max() > 20 and (counts[:-2] == 0).sum() < 20
+    inn = hexlattice.interior_offsets()
+    pts = world[:, None] + inn[None]
+    mapped = caribo_lattice._map_rows(caribo_lattice._stacked(Hs), owner, pts)
+    ref = np.concatenate([hexlattice.apply_homography(H, pts[owner == j])
+                          for j, H in enumerate(Hs)])
+    assert mapped.tobytes() == ref.tobytes()
+    # the whole cell and cut tests against the per-lattice forms
+    paint = np.zeros(shape, np.float32)
+    cv2.ellipse(paint, (330, 220), (150, 90), 20, 0, 360, 1.0, -1)
+    got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
+    for H, near, g in zip(Hs, nears, got, strict=True):
+        c_ref, w_ref = _window_cells_reference(H, shape, near)
+        f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
+            H, w_ref[:, None] + inn[None])).mean(axis=1) if len(c_ref) else np.zeros(0)
+        assert np.array_equal(g, c_ref[f >= 0.5])
+    assert sum(map(len, got)) > 50
+    by, bx = np.nonzero(paint - cv2.erode(paint, np.ones((3, 3))))
+    boundary = np.stack([bx, by], axis=1).astype(np.float64)
+    c0 = np.array([330.0, 220.0])
+    groups = [(Hs[:20], 30.0, 105.0), (Hs[20:], 20.0, 60.0)]
+    cuts = caribo_lattice._cut_scores_many(groups, paint, boundary, c0)
+    allin = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
+                            hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
+    for (Hg, pitch, radius), out in zip(groups, cuts, strict=True):
+        perim = float(((boundary - c0) ** 2).sum(axis=1).__le__(radius * radius).sum()) + 1.0
+        for H, score in zip(Hg, out, strict=True):
+            _, w_ref = _window_cells_reference(H, shape, (c0, radius))
+            if len(w_ref) == 0:
+                assert score == 1.0
+                continue
+            part = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
+                H, w_ref[:, None] + allin[None])).mean(axis=1)
+            ref = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch / perim
+            assert score == ref

@@ -919,13 +919,12 @@ def _cut_scores_many(groups, paint, boundary, c0) -> list[list[float]]:
     inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
                           hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
     d2 = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2
-    points, counts = [], []
-    for Hs, _, radius in groups:
-        for H in Hs:
-            cells, world = _window_cells(H, paint.shape, (c0, radius))
-            points.append(hexlattice.apply_homography(H, world[:, None] + inn[None]))
-            counts.append(len(cells))
-    f = hexlattice.sample_bilinear(paint, np.concatenate(points)).mean(axis=1)
+    flat = [H for Hs, _, _ in groups for H in Hs]
+    _, world, owner, counts = _window_cells_many(
+        flat, paint.shape, [(c0, radius) for Hs, _, radius in groups for _ in Hs])
+    points = _map_rows(_stacked(flat), owner, world[:, None] + inn[None]) if flat else (
+        np.zeros((0, len(inn), 2)))
+    f = hexlattice.sample_bilinear(paint, points).mean(axis=1)
     res, k, c = [], 0, 0
     for Hs, pitch, radius in groups:
         perim = float((d2 <= radius * radius).sum()) + 1.0
@@ -986,37 +985,66 @@ def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
 
 def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears) -> list[np.ndarray]:
     """:func:`cells_on_mask` (no extra rings) of several lattices ``Hs``, each with its
-    own ``near`` window (or None), the paint fractions sampled in one call."""
-    found = [_window_cells(H, mask.shape, near) for H, near in zip(Hs, nears, strict=True)]
-    if min_frac <= 0.0 or not found:  # every cell qualifies: nothing to measure
-        return [cells for cells, _ in found]
+    own ``near`` window (or None), the paint fractions sampled in one call.
+
+    The window cells of all lattices are found and mapped together
+    (:func:`_window_cells_many`, :func:`_map_rows`): the same float64 operations per
+    point as one :func:`vision.hexlattice.apply_homography` call per lattice, so the
+    cells are bit for bit the same, without thousands of small array calls per photo.
+    """
+    if not len(Hs):
+        return []
+    cells, world, owner, counts = _window_cells_many(Hs, mask.shape, nears)
+    splits = np.cumsum(counts)[:-1]
+    if min_frac <= 0.0 or len(cells) == 0:  # every cell qualifies, or none is there
+        return np.split(cells, splits)
     inn = hexlattice.interior_offsets()[None]
-    pts = [hexlattice.apply_homography(H, world[:, None] + inn)
-           for H, (_, world) in zip(Hs, found, strict=True)]
-    frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32),
-                                      np.concatenate(pts)).mean(axis=1)
-    out, k = [], 0
-    for cells, _ in found:
-        out.append(cells[frac[k: k + len(cells)] >= min_frac])
-        k += len(cells)
-    return out
+    pts = _map_rows(_stacked(Hs), owner, world[:, None] + inn)
+    frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32), pts).mean(axis=1)
+    keep = frac >= min_frac
+    return [c[k] for c, k in zip(np.split(cells, splits), np.split(keep, splits),
+                                  strict=True)]
 
 
 _NO_CELLS = (np.zeros((0, 2), np.int64), np.zeros((0, 2)))
 
 
-def _window_cells(H: np.ndarray, shape, near) -> tuple[np.ndarray, np.ndarray]:
-    """Axial cells ``(K, 2)`` int64 (ordered by q, then r) and their world centres
-    ``(K, 2)`` whose image centres lie in the image of ``shape`` ``(H, W)`` and in the
-    ``near`` circle ``((cx, cy), radius)`` px (None: anywhere)."""
-    h, w = shape[:2]
+def _stacked(Hs) -> np.ndarray:
+    """``(G, 9)`` float64 rows of the homographies ``Hs`` (each 3 × 3)."""
+    return np.asarray(Hs, dtype=np.float64).reshape(len(Hs), 9)
+
+
+def _map_rows(coef: np.ndarray, owner: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Map ``points`` ``(N, ..., 2)`` world → px, row ``n`` through homography
+    ``coef[owner[n]]`` (``coef`` ``(G, 9)`` from :func:`_stacked`); returns ``(N, ..., 2)``
+    float64.
+
+    Every point takes exactly the operations of
+    :func:`vision.hexlattice.apply_homography` in the same order (no fused or
+    reordered arithmetic), so the result is bit for bit the one of mapping each
+    lattice's rows in a call of its own.
+    """
+    p = np.asarray(points, dtype=np.float64)
+    x, y = p[..., 0], p[..., 1]
+    c = coef[owner].reshape((len(owner),) + (1,) * (p.ndim - 2) + (9,))
+    out = np.empty(p.shape, np.float64)
+    w = c[..., 6] * x + c[..., 7] * y + c[..., 8]
+    out[..., 0] = (c[..., 0] * x + c[..., 1] * y + c[..., 2]) / w
+    out[..., 1] = (c[..., 3] * x + c[..., 4] * y + c[..., 5]) / w
+    return out
+
+
+def _axial_range(H: np.ndarray, w: int, h: int, near):
+    """``(lo_q, hi_q, lo_r, hi_r)`` ints bounding the axial cells of ``H`` whose image
+    centres can lie in the ``w`` × ``h`` image and the ``near`` circle (None: anywhere),
+    with a cell of slack; None when there are none or the range is degenerate."""
     x0, y0, x1, y1 = 0.0, 0.0, float(w), float(h)
     if near is not None:  # only the cells of the window's bounding box can qualify
         (cx, cy), rad = near
         x0, y0 = max(x0, cx - rad - 1.0), max(y0, cy - rad - 1.0)
         x1, y1 = min(x1, cx + rad + 1.0), min(y1, cy + rad + 1.0)
         if x1 <= x0 or y1 <= y0:
-            return _NO_CELLS
+            return None
     # the axial range of the box's corners (called thousands of times per photo: plain
     # floats; the adjugate maps like the inverse, and the range has a cell of slack)
     (a, b, c), (d, e, f), (g, k, i) = H.tolist()
@@ -1027,29 +1055,63 @@ def _window_cells(H: np.ndarray, shape, near) -> tuple[np.ndarray, np.ndarray]:
     for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
         wz = adj[2][0] * x + adj[2][1] * y + adj[2][2]
         if wz == 0.0:
-            return _NO_CELLS
+            return None
         wx = (adj[0][0] * x + adj[0][1] * y + adj[0][2]) / wz
         wy = (adj[1][0] * x + adj[1][1] * y + adj[1][2]) / wz
         qs.append(wx - wy / _SQRT3)
         rs.append(2.0 * wy / _SQRT3)
     if not all(map(math.isfinite, qs + rs)):
-        return _NO_CELLS
+        return None
     lo_q, hi_q = math.floor(min(qs)) - 1, math.ceil(max(qs)) + 1
     lo_r, hi_r = math.floor(min(rs)) - 1, math.ceil(max(rs)) + 1
     if hi_q - lo_q > 400 or hi_r - lo_r > 400:
-        return _NO_CELLS
-    nq, nr = hi_q - lo_q + 1, hi_r - lo_r + 1
-    grid = np.empty((nq, nr, 2), np.int64)
-    grid[..., 0] = np.arange(lo_q, hi_q + 1)[:, None]
-    grid[..., 1] = np.arange(lo_r, hi_r + 1)[None, :]
-    cells = grid.reshape(-1, 2)
+        return None
+    return lo_q, hi_q, lo_r, hi_r
+
+
+def _window_cells(H: np.ndarray, shape, near) -> tuple[np.ndarray, np.ndarray]:
+    """Axial cells ``(K, 2)`` int64 (ordered by q, then r) and their world centres
+    ``(K, 2)`` whose image centres lie in the image of ``shape`` ``(H, W)`` and in the
+    ``near`` circle ``((cx, cy), radius)`` px (None: anywhere)."""
+    cells, world, _, _ = _window_cells_many([H], shape, [near])
+    return cells, world
+
+
+def _window_cells_many(Hs, shape, nears):
+    """:func:`_window_cells` of several lattices ``Hs`` (each with its ``near`` window or
+    None), all found in one pass.
+
+    Returns ``(cells, world, owner, counts)``: the cells ``(N, 2)`` int64 and world
+    centres ``(N, 2)`` of every lattice one after the other (each ordered by q, then r),
+    ``owner`` ``(N,)`` the index in ``Hs`` of each row, ``counts`` ``(G,)`` the rows of
+    each lattice. Bit for bit the concatenation of the single-lattice answers.
+    """
+    h, w = shape[:2]
+    G = len(Hs)
+    rng = np.zeros((G, 4), np.int64)  # lo_q, lo_r, nq, nr (0 cells where no range)
+    ctr = np.zeros((G, 3))  # near circle (cx, cy, radius); radius inf: anywhere
+    ctr[:, 2] = np.inf
+    for j, (H, near) in enumerate(zip(Hs, nears, strict=True)):
+        ax = _axial_range(H, w, h, near)
+        if ax is not None:
+            rng[j] = ax[0], ax[2], ax[1] - ax[0] + 1, ax[3] - ax[2] + 1
+            if near is not None:
+                ctr[j] = near[0][0], near[0][1], near[1]
+    sizes = rng[:, 2] * rng[:, 3]
+    gowner = np.repeat(np.arange(G), sizes)
+    local = np.arange(len(gowner)) - (np.cumsum(sizes) - sizes)[gowner]
+    nr = rng[gowner, 3]
+    cells = np.empty((len(gowner), 2), np.int64)
+    cells[:, 0] = rng[gowner, 0] + local // nr
+    cells[:, 1] = rng[gowner, 1] + local % nr
     world = hexlattice.axial_to_world(cells)
-    centres = hexlattice.apply_homography(H, world)
+    centres = _map_rows(_stacked(Hs), gowner, world) if G else world
     inside = (centres[:, 0] >= 0) & (centres[:, 0] < w) & (centres[:, 1] >= 0) & (
         centres[:, 1] < h)
-    if near is not None:
-        inside &= np.hypot(centres[:, 0] - near[0][0], centres[:, 1] - near[0][1]) <= near[1]
-    return cells[inside], world[inside]
+    near_c = ctr[gowner]
+    inside &= np.hypot(centres[:, 0] - near_c[:, 0], centres[:, 1] - near_c[:, 1]) <= near_c[:, 2]
+    owner = gowner[inside]
+    return cells[inside], world[inside], owner, np.bincount(owner, minlength=G)
 
 
 _SQRT3 = math.sqrt(3.0)
