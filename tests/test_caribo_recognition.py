@@ -455,3 +455,21 @@ def test_segment_medians_bit_for_bit():
     for n in (1, 2, 5, 20, 21):
         a = rng.normal(size=(4, 3, n, 2))
         assert cr._median(a, axis=2).tobytes() == np.median(a, axis=2).tobytes()
+
+
+def test_decode_confidences_are_the_chosen_posteriors():
+    """:func:`cr._decode` (vectorised confidences): with more cells than tiles the
+    unassigned cells get choice -1 and confidence 0, the others exactly their chosen
+    rotation's posterior among the cell's rotations."""
+    rng = np.random.default_rng(11)
+    cells = np.array([(q, r) for q in range(-4, 4) for r in range(-3, 2)])  # 40 > 36
+    raw = rng.normal(0, 2, (len(cells), 6, 6))
+    seg_ll = raw - np.log(np.exp(raw).sum(axis=2, keepdims=True))
+    choice, conf, rot_ll = cr._decode(seg_ll, cells)
+    assert (choice == -1).sum() == 4 and (conf[choice == -1] == 0).all()
+    assert len(set(choice[choice >= 0] // 6)) == 36
+    post = rot_ll - rot_ll.max(axis=1, keepdims=True)
+    post = np.exp(post) * cr.DISTINCT_ROTATION
+    post /= post.sum(axis=1, keepdims=True)
+    want = [post[i, c] if c >= 0 else 0.0 for i, c in enumerate(choice)]
+    assert conf.tolist() == want

@@ -320,7 +320,8 @@ def _neighbour_table(cells: np.ndarray) -> np.ndarray:
     return grid[nb[..., 0], nb[..., 1]]
 
 
-def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
+def _neighbour_logit(cells: np.ndarray, logit: np.ndarray,
+                     table: np.ndarray | None = None) -> np.ndarray:
     """Occupancy log-odds ``(N,)`` revised by the six lattice neighbours of each cell.
 
     ``cells (N, 2)`` axial, ``logit (N,)`` per-cell log-odds (:func:`_occupancy_logit`).
@@ -328,9 +329,10 @@ def _neighbour_logit(cells: np.ndarray, logit: np.ndarray) -> np.ndarray:
     tile than the same cell alone on the table. Features: the cell's own (clipped)
     log-odds, the number of neighbours above 0, the largest and third-largest neighbour
     log-odds, and two products of the own log-odds with the neighbour count.
+    ``table``: :func:`_neighbour_table` of ``cells`` when already built.
     """
     z = np.clip(logit, -8.0, 8.0)
-    table = _neighbour_table(cells)
+    table = _neighbour_table(cells) if table is None else table
     nb = np.where(table >= 0, z[table], -8.0)
     n_occ = (nb > 0).sum(axis=1)
     srt = np.sort(nb, axis=1)
@@ -346,7 +348,7 @@ faces (CARIBO tiles are laid matching; the rest of the mass allows misreads)."""
 
 def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.ndarray,
                          unlike_table: np.ndarray | None = None,
-                         return_edges: bool = False):
+                         return_edges: bool = False, table: np.ndarray | None = None):
     """Log-likelihood ratio ``(N,)``: a tile in each cell vs the same colours at random,
     judged by the edges it shares with ``occupied`` neighbours.
 
@@ -365,10 +367,11 @@ def _edge_match_evidence(cells: np.ndarray, seg_ll: np.ndarray, occupied: np.nda
     wooden table next to white segments), so only clashes count there.
 
     ``return_edges``: also return the ``(N, 6)`` per-edge ratios (0 where the
-    neighbour is not occupied), before the scaling.
+    neighbour is not occupied), before the scaling. ``table``: :func:`_neighbour_table` of
+    ``cells`` when already built.
     """
     post = np.exp(seg_ll)
-    table = _neighbour_table(cells)
+    table = _neighbour_table(cells) if table is None else table
     edges = np.zeros((len(cells), 6))
     for e in range(6):  # edge by edge, every cell at once
         j = table[:, e]
@@ -392,7 +395,8 @@ match three independent neighbour segments by chance about once in 200)."""
 
 
 def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray,
-                      eligible: np.ndarray, inside: np.ndarray) -> np.ndarray:
+                      eligible: np.ndarray, inside: np.ndarray,
+                      table: np.ndarray | None = None) -> np.ndarray:
     """Occupancy ``(N,)`` bool made one connected figure (a CARIBO figure is connected).
 
     ``cells (N, 2)`` axial lattice cells, ``logit (N,)`` their occupancy log-odds,
@@ -403,10 +407,11 @@ def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray
     log-odds plus that cell's are positive (the most probable connected reading of the
     two), else it is dropped (a prop or table pattern read as tiles). A group touching a
     cell outside the photo is kept when the figure does too: they may join beyond the
-    border (a path between them inside the photo would be seen).
+    border (a path between them inside the photo would be seen). ``table``:
+    :func:`_neighbour_table` of ``cells`` when already built.
     """
-    table = _neighbour_table(cells)
-    nbrs = [[int(j) for j in row if j >= 0] for row in table]
+    table = _neighbour_table(cells) if table is None else table
+    nbrs = [[j for j in row if j >= 0] for row in table.tolist()]
     # cells with a neighbour beyond the photo's border (or not measured: unknown)
     at_border = ((table < 0) | ~np.asarray(inside, bool)[np.maximum(table, 0)]).any(axis=1)
     occ = occupied.copy()
@@ -513,7 +518,8 @@ def _sample_segments(image: np.ndarray, H: np.ndarray, cells: np.ndarray):
 def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     """Global tile assignment. ``seg_ll (N, 6, 6)`` → (rotation index (N,), conf (N,))."""
     n = len(cells)
-    # (N, 216): sum over segments of the log-likelihood of that rotation's colours
+    # (N, 216): sum over segments of the log-likelihood of that rotation's colours (its
+    # memory layout, which sets the order of the sums over rotations below, as it comes)
     rot_ll = seg_ll[:, np.arange(6)[None, :], ROT_SEGS].sum(axis=2)
     # soft neighbour-matching prior (a laid figure usually matches; never forced)
     table = _neighbour_table(cells)
@@ -535,7 +541,7 @@ def _decode(seg_ll: np.ndarray, cells: np.ndarray, prior_bonus: float = 1.0):
     post = rot_ll - rot_ll.max(axis=1, keepdims=True)
     post = np.exp(post) * DISTINCT_ROTATION
     post /= post.sum(axis=1, keepdims=True)
-    conf = np.array([post[i, choice[i]] if choice[i] >= 0 else 0.0 for i in range(n)])
+    conf = np.where(choice >= 0, post[np.arange(n), np.maximum(choice, 0)], 0.0)
     return choice, conf, rot_ll
 
 
@@ -1090,7 +1096,8 @@ def _read_tiles_under(image, small, scale, lab_det, tdist, lattice, calibration,
                           seg_table.min(axis=1)], axis=1)
         own_logit = _occupancy_logit(feats)
         # neighbours only ever add support: a lone tile stays as sure as its own evidence
-        occ_logit = np.maximum(own_logit, _neighbour_logit(cand, own_logit))
+        table = _neighbour_table(cand)  # the same cells for the three figure checks
+        occ_logit = np.maximum(own_logit, _neighbour_logit(cand, own_logit, table))
         # a cell whose colours are the table's and no paint's holds no tile, whatever its
         # outline (a lattice slightly off puts a tile's edge into its neighbour cells)
         tablelike = (feats[:, 7] < 0.5 * PAINT_DISTANCE) & (fit > 20.0)
@@ -1100,7 +1107,7 @@ def _read_tiles_under(image, small, scale, lab_det, tdist, lattice, calibration,
         # (a laid figure matches at its edges), in place of their mere number
         ev, edge_llr = _edge_match_evidence(
             cand, seg_ll, occupied, np.clip(feats[:, 7] / (0.5 * PAINT_DISTANCE), 0.0, 1.0),
-            return_edges=True)
+            return_edges=True, table=table)
         occ_logit = own_logit + ev
         # ... and a table-coloured cell continuing the colours of several occupied
         # neighbours, clashing with none, is a tile painted like the table
@@ -1108,7 +1115,7 @@ def _read_tiles_under(image, small, scale, lab_det, tdist, lattice, calibration,
                                & ((edge_llr > 0).sum(axis=1) >= RESCUE_MATCHES)
                                & ((edge_llr < 0).sum(axis=1) == 0))
         occupied = (occ_logit > 0) & eligible
-        occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside)
+        occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside, table)
         if not drop_clashing or grown == GROW_ROUNDS:
             break
         have = {(int(q), int(r)) for q, r in cand}
