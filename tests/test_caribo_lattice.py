@@ -667,3 +667,33 @@ def test_batched_window_cells_and_mapping_bit_for_bit():
                 H, w_ref[:, None] + allin[None])).mean(axis=1)
             ref = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch / perim
             assert score == ref
+
+
+def test_plausible_many_equals_one_by_one():
+    """The refit test of all lattices at once (:func:`_plausible_many`) answers as
+    :func:`plausible_update` pair by pair: small moves taken, big moves, pitch changes
+    and non-finite refits refused."""
+    rng = np.random.default_rng(8)
+    Hs = _random_lattices(rng, 30)[:30]
+    Hns, worlds, cells_list = [], [], []
+    for k, H in enumerate(Hs):
+        kind = k % 5
+        if kind == 0:
+            Hn = caribo_lattice._shifted(H, rng.uniform(-0.2, 0.2, 2))
+        elif kind == 1:
+            Hn = caribo_lattice._shifted(H, rng.uniform(0.45, 0.7, 2))
+        elif kind == 2:
+            Hn = H @ np.diag([rng.uniform(0.7, 1.3)] * 2 + [1.0])
+        elif kind == 3:
+            Hn = np.full((3, 3), np.nan)
+        else:
+            Hn = H + rng.normal(0, 1e-3, (3, 3)) * np.abs(H)
+        cells = np.array([(q, r) for q in range(-3, 4) for r in range(-3, 4)
+                          if rng.random() < 0.6], np.int64)
+        Hns.append(Hn)
+        cells_list.append(cells)
+        worlds.append(hexlattice.axial_to_world(cells))
+    got = caribo_lattice._plausible_many(Hs, Hns, worlds)
+    want = [caribo_lattice.plausible_update(H, Hn, c)
+            for H, Hn, c in zip(Hs, Hns, cells_list, strict=True)]
+    assert got == want and 5 < sum(want) < 25

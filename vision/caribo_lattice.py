@@ -19,7 +19,13 @@ which would add about 0.3 s (10 hard photos); the sampling is ``cv2.remap``
 (:func:`vision.hexlattice.sample_bilinear`), the lattices of a scale sweep, of a seed's
 phase candidates and their paint tests, and each regrowth step of all candidates, each
 sampled in one call (:func:`_cells_many`, :func:`vision.hexlattice.outline_scores`,
-:func:`_refine_many`). Known limits
+:func:`_refine_many`). Session 10: the window cells of all those lattices are also found,
+mapped and tested at once (:func:`_window_cells_many`, :func:`_map_rows`,
+:func:`_plausible_many`; bit for bit the per-lattice answers), which took about 2 600
+small ``apply_homography`` calls per photo; whole recognition CPU 1.04x (45 photos,
+answers identical). Left: ``cv2.findHomography`` RANSAC of the regrowth (about 13 % of
+the CPU; no two starts of a photo are the same, so none can be skipped exactly),
+:func:`vision.hexlattice.outline_scores` and the remaps. Known limits
 (``benchmarks/caribo_lattice_drift.py``, dev seeds 5000 normal / 5001 hard, with the
 figure-wide refit on; 4 and 6 with it off): 3 of 39 normal and 6 of 30 hard photos have no
 candidate that puts every tile on its own cell - a wrong scale or line direction where
@@ -780,9 +786,11 @@ def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox) -> list[np
                  hexlattice.shift_grid(search * starts[j][1], 7))
                 for j, cells in zip(active, found, strict=True)]
         scores = hexlattice.outline_scores(signal, jobs)
-        for j, cells, job, sc in zip(active, found, jobs, scores, strict=True):
-            Hn, _ = hexlattice.refit_on_scores(Hs[j], cells, job[2], sc, search * starts[j][1])
-            if plausible_update(Hs[j], Hn, cells):
+        news = [hexlattice.refit_on_scores(Hs[j], cells, job[2], sc, search * starts[j][1])[0]
+                for j, cells, job, sc in zip(active, found, jobs, scores, strict=True)]
+        takes = _plausible_many([Hs[j] for j in active], news, [job[1] for job in jobs])
+        for j, Hn, take in zip(active, news, takes, strict=True):
+            if take:
                 Hs[j] = Hn
     return [_finish_lattice(H, pitch, signal, paint,
                             _paint_window(bbox, pitch) if FIGURE_REFIT else None)
@@ -892,6 +900,31 @@ def plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
         return False
     ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
     return bool(np.all((ratio > 0.75) & (ratio < 1.25)))
+
+
+def _plausible_many(Hs, Hns, worlds) -> list[bool]:
+    """:func:`plausible_update` of several ``(H, Hn)`` pairs, each over its cells' world
+    centres ``worlds[i]`` (``(K_i, 2)``, :func:`vision.hexlattice.axial_to_world` of the
+    cells), all mapped at once (:func:`_map_rows`: bit for bit the per-pair answers)."""
+    ok = [bool(np.isfinite(Hn).all()) for Hn in Hns]
+    counts = np.array([len(w) if good else 0 for w, good in zip(worlds, ok, strict=True)],
+                      np.int64)
+    if counts.sum() == 0:
+        return ok
+    owner = np.repeat(np.arange(len(Hs)), counts)
+    world = np.concatenate([w for w, good in zip(worlds, ok, strict=True) if good])
+    H_rows, Hn_rows = _stacked(Hs), _stacked([Hn if good else np.eye(3)
+                                               for Hn, good in zip(Hns, ok, strict=True)])
+    a = _map_rows(H_rows, owner, world)
+    b = _map_rows(Hn_rows, owner, world)
+    step = world + [1.0, 0.0]
+    ea = _map_rows(H_rows, owner, step) - a
+    eb = _map_rows(Hn_rows, owner, step) - b
+    pitch = np.hypot(*ea.T)
+    ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
+    good_row = (np.hypot(*(a - b).T) < 0.5 * pitch) & (ratio > 0.75) & (ratio < 1.25)
+    bad = np.bincount(owner[~good_row], minlength=len(Hs))
+    return [good and not bad[i] for i, good in enumerate(ok)]
 
 
 def _shifted(H: np.ndarray, world_shift) -> np.ndarray:
