@@ -175,6 +175,20 @@ Looked at and dropped: the segment spread as a uniformity veto (the brief's "six
 uniform segments"): of the kept cells on dev normal, true tiles' largest segment spread
 reaches 24 ΔE at the 95th percentile (highlights, blur), invented ones on the right
 lattice stay below 18, so no threshold separates them.
+Session 10, exact reader speed-ups (29f5609 segment medians from the sorted bytes and one
+np.partition; 1bb2887 one neighbour table per reading round, vectorised decode
+confidences): profile of 5 dev hard photos (/tmp/cs10_h, cProfile) before: the reader
+(:func:`_read_tiles`) about 25 % of recognition, in it the cell measurements 30 %
+(:func:`_sample_segments` 22 %), the paint-light fits (``colour.classify_paints_both``)
+25 %, :func:`_decode` 6 %; no cell set is measured twice and no light is fitted twice on
+the same colours within one photo (checked: 50 of 50 and 54 of 54 distinct), so no
+further cache helps. Clean A/B (private tree of 64da29d plus this file, so the lattice is
+the same on both sides: ``caribo_recognition_ab.py /tmp/cs10_n /tmp/cs10_h sample_images
+--base 64da29d --limit 15 --runs 2``): 45 photos, 0 answers differing, total CPU 1.01x
+(median 563.3 vs 564.8 ms, i.e. within noise; the 1.04x in 29f5609's message was measured
+in the shared working tree and may include the lattice edits made there at that time).
+:func:`_sample_segments` alone: 8.9 -> 7.0 ms on 169 cells; what is left of it is mostly
+``colour.linear_to_lab`` of every sampled pixel (needed for the spread).
 """
 
 from __future__ import annotations
