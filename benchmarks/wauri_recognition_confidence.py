@@ -19,7 +19,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ BANDS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 0.95), (0.95, 1.0
 
 def main(argv=None) -> int:
     import numpy as np
-    from wauri_recognition_views import reading_of
+    from wauri_recognition_views import right_fit_counts
 
     from vision import wauri_recognition as wr
 
@@ -41,13 +40,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     conf, right, store, guess = [], [], [], []
     for path in args.caches:
-        with open(path, "rb") as f:
-            items = pickle.load(f)
-        for it in items:
-            if not it.get("fit_ok"):
-                continue
-            r = reading_of(it["view"], it["to_mm"], it["hom"])
-            counts, _ = wr.best_counts(r)
+        for it, r, counts in right_fit_counts(path):
             c = wr.count_confidences(r.visible, counts, cover=r.cover, scale=r.cover_scale,
                                      spill=r.spill,
                                      total=None if args.flat else wr.GAME_SEEDS)

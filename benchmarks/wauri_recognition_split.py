@@ -34,9 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def main(argv=None) -> int:
     import numpy as np
-    from wauri_recognition_views import reading_of
+    from wauri_recognition_views import right_fit_counts
 
-    from vision import wauri_recognition as wr
 
     ap = argparse.ArgumentParser()
     ap.add_argument("caches", nargs="+")
@@ -47,13 +46,7 @@ def main(argv=None) -> int:
     classes = collections.Counter()
     records = []
     for path in args.caches:
-        with open(path, "rb") as f:
-            items = pickle.load(f)
-        for it in items:
-            if not it.get("fit_ok"):
-                continue
-            r = reading_of(it["view"], it["to_mm"], it["hom"])
-            counts, _ = wr.best_counts(r)
+        for it, r, counts in right_fit_counts(path):
             want = list(it["true"])
             records.append({"cache": str(path), "photo": it["photo"], "true": want,
                             "counts": list(counts), "visible": list(r.visible),

@@ -89,19 +89,12 @@ def score(cache: Path) -> tuple[int, int]:
     """Re-count the cached right fits; print exact by true count; return (exact, n)."""
     import numpy as np
 
-    from vision import wauri_recognition as wr
 
-    with open(cache, "rb") as f:
-        items = pickle.load(f)
     stats = collections.defaultdict(lambda: [0, 0, 0, 0])  # n, exact, over, under
     perfect = boards = abs_err = 0
     sum_ok_split_bad = pits_ok_stores_bad = 0
     seen = np.zeros((2, 4), np.int64)  # pits <= 4 / stores <= 12 seeds: n, exact, high, low
-    for it in items:
-        if not it.get("fit_ok"):
-            continue
-        reading = reading_of(it["view"], it["to_mm"], it["hom"])
-        counts, _ = wr.best_counts(reading)
+    for it, reading, counts in right_fit_counts(cache):
         want = it["true"]
         boards += 1
         perfect += list(counts) == list(want)
@@ -136,6 +129,22 @@ def score(cache: Path) -> tuple[int, int]:
           f"(high {seen[0, 2]}, low {seen[0, 3]}), stores of <= 12 {seen[1, 1]}/{seen[1, 0]} "
           f"(high {seen[1, 2]}, low {seen[1, 3]})")
     return ex, n
+
+
+def right_fit_counts(cache):
+    """``(item, reading, counts)`` for every cached view of a right fit in the pickle
+    ``cache``, re-counted with the current code (:func:`reading_of`, then
+    :func:`vision.wauri_recognition.best_counts`)."""
+    from vision import wauri_recognition as wr
+
+    with open(cache, "rb") as f:
+        items = pickle.load(f)
+    for it in items:
+        if not it.get("fit_ok"):
+            continue
+        reading = reading_of(it["view"], it["to_mm"], it["hom"])
+        counts, _ = wr.best_counts(reading)
+        yield it, reading, counts
 
 
 def reading_of(view, to_mm, hom):
