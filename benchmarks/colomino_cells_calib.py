@@ -62,9 +62,10 @@ def _spec_features(trace: dict) -> dict:
     return {k: np.asarray(v, float) for k, v in out.items()}
 
 
-def run_folder(folder: Path, cache: Path, limit: int):
-    """Per-cell records ``(photo, row, col, truth, read, conf)`` and perfect count."""
-    recs, perfect, found = [], 0, 0
+def traced_answers(folder: Path, cache: Path, limit: int):
+    """Yield ``(truth file, truth, answer, per-cell evidence)`` for the photos of
+    :func:`colomino_cells_diag.cached_photos` whose board the recogniser finds at the
+    truth's size; the evidence is :func:`_spec_features` of the recogniser's trace."""
     for f, truth in cached_photos(folder, cache, limit):
         cr._TRACE = trace = {}
         try:
@@ -73,10 +74,15 @@ def run_folder(folder: Path, cache: Path, limit: int):
             continue
         finally:
             cr._TRACE = None
-        feats = _spec_features(trace)
+        if ans["size"] == len(truth["state"]["rows"]):
+            yield f, truth, ans, _spec_features(trace)
+
+
+def run_folder(folder: Path, cache: Path, limit: int):
+    """Per-cell records ``(photo, row, col, truth, read, conf)`` and perfect count."""
+    recs, perfect, found = [], 0, 0
+    for f, truth, ans, feats in traced_answers(folder, cache, limit):
         want = truth["state"]["rows"]
-        if ans["size"] != len(want):
-            continue
         found += 1
         wrong = 0
         for cell in ans["cells"]:

@@ -28,17 +28,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from colomino_cells_calib import _spec_features  # noqa: E402
-from colomino_cells_diag import cached_photos  # noqa: E402
-
-from vision import colomino_recognition as cr  # noqa: E402
-from vision.recognize import NothingFound  # noqa: E402
+from colomino_cells_calib import traced_answers  # noqa: E402
 
 
 def _kind(tru: str, got: str) -> str:
@@ -55,20 +50,10 @@ def wrong_cells(folder: Path, cache: Path, limit: int, off_cells: float):
     """Per wrong cell ``(photo, r, c, truth, read, conf, offset, clip, cause, kind)``,
     plus (photos found, perfect)."""
     out, found, perfect = [], 0, 0
-    for f, truth in cached_photos(folder, cache, limit):
-        cr._TRACE = trace = {}
-        try:
-            ans = cr.recognize(cv2.imread(str(f.with_suffix(".jpg"))))
-        except NothingFound:
-            continue
-        finally:
-            cr._TRACE = None
+    for f, truth, ans, feats in traced_answers(folder, cache, limit):
         want = truth["state"]["rows"]
         n = len(want)
-        if ans["size"] != n:
-            continue
         found += 1
-        feats = _spec_features(trace)
         corners = np.array(truth["board_corners_px"], float)
         pitch = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1))) / n
         centre = {(p["row"], p["col"]): p for p in truth["pieces"]}
