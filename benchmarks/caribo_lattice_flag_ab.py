@@ -22,6 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from caribo_recognition_diagnose import lattice_candidates
 
 from vision import caribo_lattice
 from vision import caribo_recognition as cr
@@ -36,10 +37,7 @@ def _answer(image: np.ndarray) -> str:
 
 
 def _count(image: np.ndarray) -> int:
-    small, scale = cr._detection_image(image)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
-    return len(caribo_lattice.find_lattice(lab, paint, scale) or [])
+    return len(lattice_candidates(image)[4])
 
 
 def main(argv=None) -> int:

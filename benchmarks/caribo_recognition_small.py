@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def study(photo: Path, show_all: bool, cache: Path | None) -> tuple[str, list[str]]:
     """``(cause, lines)`` for one photo."""
-    from caribo_recognition_diagnose import lattice_right
+    from caribo_recognition_diagnose import lattice_candidates, lattice_right
     from caribo_recognition_runs import _cached_lattice
 
     from vision import caribo_lattice, hexlattice
@@ -55,12 +55,7 @@ def study(photo: Path, show_all: bool, cache: Path | None) -> tuple[str, list[st
             answer = cr.recognize(image)
         except NothingFound:
             answer = None
-        small, scale = cr._detection_image(image)
-        import cv2
-
-        lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-        tdist = cr._table_distance(lab_det)
-        found = caribo_lattice.find_lattice(lab_det, tdist > cr.PAINT_DISTANCE, scale) or []
+        small, scale, lab_det, tdist, found = lattice_candidates(image)
     finally:
         caribo_lattice.find_lattice = find
     S = np.diag([1 / scale, 1 / scale, 1.0])
