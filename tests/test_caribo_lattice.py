@@ -128,6 +128,15 @@ def _truth_cells_distinct(H: np.ndarray, truth: dict) -> bool:
             and 0.42 < float(np.median(radii)) < 0.72)
 
 
+def _lattice_inputs(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(lab, paint, scale)`` of a BGR photo as the recogniser hands them to
+    :func:`vision.caribo_lattice.find_lattice`: the detection image's CIELAB, its paint
+    mask and its scale to the photo."""
+    small, scale = cr._detection_image(image)
+    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return lab, cr._table_distance(lab) > cr.PAINT_DISTANCE, scale
+
+
 @pytest.mark.parametrize("name", ["caribo_easy_107.jpg", "caribo_hard_108.jpg"])
 def test_sample_photo_lattice_first_and_unique(name):
     """The first candidate puts every tile of the sample on its own cell; no candidate
@@ -137,9 +146,7 @@ def test_sample_photo_lattice_first_and_unique(name):
         pytest.skip("sample_images not present")
     truth = json.loads(path.with_suffix(".json").read_text())
     image = cv2.imread(str(path))
-    small, scale = cr._detection_image(image)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    lab, paint, scale = _lattice_inputs(image)
     found = caribo_lattice.find_lattice(lab, paint, scale)
     assert found and len(found) <= caribo_lattice.LATTICE_ALTERNATIVES
     S = np.diag([1 / scale, 1 / scale, 1.0])
@@ -199,9 +206,7 @@ def test_props_lines_do_not_make_the_figure_not_hexagonal():
     along a fourth direction, as a tablecloth or a ruler) do not reject the photo, which
     the same test on all the paint did."""
     img = _figure_with_striped_props()
-    small, scale = cr._detection_image(img)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    lab, paint, scale = _lattice_inputs(img)
     region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     figure = caribo_lattice.figure_components(paint)
     assert not figure[100:190, 470:520].any()  # a prop
@@ -345,6 +350,13 @@ def _tiles_on_own_cells(H: np.ndarray, pieces: list, scale: float) -> bool:
     return 0.42 < float(np.median(radii)) < 0.72
 
 
+def _candidates_on_own_cells(lab, paint, scale: float, pieces: list) -> list[bool]:
+    """Per lattice candidate of :func:`vision.caribo_lattice.find_lattice` (best first),
+    whether it puts every truth tile on its own cell (:func:`_tiles_on_own_cells`)."""
+    return [_tiles_on_own_cells(H, pieces, scale)
+            for H, _, _, _ in caribo_lattice.find_lattice(lab, paint, scale)]
+
+
 def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
     """Dev photo (dataset seed 6000, photo 20: 31 tiles on a cherry table under a lamp, a
     sheet of paper beside them): the deepest point of the paint is on the paper, and the
@@ -354,18 +366,12 @@ def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
 
     photo = render_state("caribo", PAPER_FIGURE, photo_seed(6000, 20), "normal")
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    small, scale = cr._detection_image(image)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    lab, paint, scale = _lattice_inputs(image)
     pieces = photo.truth["pieces"]
 
-    def right():
-        return [_tiles_on_own_cells(H, pieces, scale)
-                for H, _, _, _ in caribo_lattice.find_lattice(lab, paint, scale)]
-
-    assert any(right())
+    assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
     monkeypatch.setattr(caribo_lattice, "SEEDS", 2)
-    assert not any(right())
+    assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
 
 
 def test_batched_regrowth_equals_one_by_one():
@@ -535,9 +541,7 @@ def test_candidates_with_mixed_segments_are_dropped(monkeypatch):
     for path in sorted(SAMPLES.glob("caribo_*.jpg")):
         truth = json.loads(path.with_suffix(".json").read_text())
         image = cv2.imread(str(path))
-        small, scale = cr._detection_image(image)
-        lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-        paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+        lab, paint, scale = _lattice_inputs(image)
         monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", False)
         every = caribo_lattice.find_lattice(lab, paint, scale)
         monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", True)
@@ -562,18 +566,12 @@ def test_the_least_mixed_candidate_comes_first(monkeypatch):
 
     photo = random_photo("caribo", photo_seed(10001, 2), "hard")
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    small, scale = cr._detection_image(image)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+    lab, paint, scale = _lattice_inputs(image)
     pieces = photo.truth["pieces"]
 
-    def right():
-        return [_tiles_on_own_cells(H, pieces, scale)
-                for H, _, _, _ in caribo_lattice.find_lattice(lab, paint, scale)]
-
-    assert right()[0]
+    assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
-    unordered = right()
+    unordered = _candidates_on_own_cells(lab, paint, scale, pieces)
     assert any(unordered) and not unordered[0]
 
 
