@@ -214,6 +214,17 @@ def test_candidates_below_the_pre_screen_are_not_polished(monkeypatch):
     """On a photo without a board, later candidates whose unpolished contrast is below
     PRE_SCREEN get no polish round at all (they are ranked as they are): fewer first
     rounds than with every candidate polished, still no board."""
+    (n_screened, screened), (n_every, every) = _polish_starts_without_board(
+        monkeypatch, {}, {"PRE_SCREEN": 0.0})
+    assert n_screened < n_every
+    assert all(f.contrast < 0.8 for f in screened + every)
+
+
+def _polish_starts_without_board(monkeypatch, *settings: dict) -> list[tuple[int, list]]:
+    """``find_boards(keep=3)`` on the CARIBO sample photo (no Wauri board) once per dict
+    of :mod:`vision.pit_layout` constants in ``settings`` (set in turn, cumulatively):
+    per run, the number of distinct homographies a polish round started from, and the
+    fits."""
     img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
                          / "caribo_normal_113.jpg"))
     assert img is not None
@@ -225,13 +236,14 @@ def test_candidates_below_the_pre_screen_are_not_polished(monkeypatch):
         return rounds(image, hom, *a)
 
     monkeypatch.setattr(pl, "_polish_rounds", counted)
-    screened = pl.find_boards(img, keep=3)
-    n_screened = len(set(starts))
-    starts.clear()
-    monkeypatch.setattr(pl, "PRE_SCREEN", 0.0)
-    every = pl.find_boards(img, keep=3)
-    assert n_screened < len(set(starts))
-    assert all(f.contrast < 0.8 for f in screened + every)
+    out = []
+    for constants in settings:
+        for name, value in constants.items():
+            monkeypatch.setattr(pl, name, value)
+        starts.clear()
+        fits = pl.find_boards(img, keep=3)
+        out.append((len(set(starts)), fits))
+    return out
 
 
 def _response_reference(lab, r_px, half_px):
@@ -644,21 +656,7 @@ def test_the_square_window_search_takes_only_lattices_of_most_pits(monkeypatch):
     lattices keep only fits matching SQUARE_MIN_PITS pits (a board seen from above shows
     its round pits to square windows), so fewer candidates are polished there than with
     the first lattices' 6; still no board either way."""
-    img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
-                         / "caribo_normal_113.jpg"))
-    assert img is not None
-    starts = []
-    rounds = pl._polish_rounds
-
-    def counted(image, hom, *a):
-        starts.append(hom.tobytes())
-        return rounds(image, hom, *a)
-
-    monkeypatch.setattr(pl, "_polish_rounds", counted)
-    strict = pl.find_boards(img, keep=3)
-    n_strict = len(set(starts))
-    starts.clear()
-    monkeypatch.setattr(pl, "SQUARE_MIN_PITS", 6)
-    loose = pl.find_boards(img, keep=3)
-    assert n_strict < len(set(starts))
+    (n_strict, strict), (n_loose, loose) = _polish_starts_without_board(
+        monkeypatch, {}, {"SQUARE_MIN_PITS": 6})
+    assert n_strict < n_loose
     assert all(f.contrast < 0.8 for f in strict + loose)
