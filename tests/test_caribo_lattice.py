@@ -692,6 +692,25 @@ def test_plausible_many_equals_one_by_one():
         cells_list.append(cells)
         worlds.append(hexlattice.axial_to_world(cells))
     got = caribo_lattice._plausible_many(Hs, Hns, worlds)
-    want = [caribo_lattice.plausible_update(H, Hn, c)
+    want = [_plausible_update_reference(H, Hn, c)
             for H, Hn, c in zip(Hs, Hns, cells_list, strict=True)]
     assert got == want and 5 < sum(want) < 25
+    assert [caribo_lattice.plausible_update(H, Hn, c)
+            for H, Hn, c in zip(Hs, Hns, cells_list, strict=True)] == want
+
+
+def _plausible_update_reference(H, Hn, cells):
+    """:func:`vision.caribo_lattice.plausible_update` as it was before the batching (one
+    :func:`vision.hexlattice.apply_homography` per mapping, the two tests in turn)."""
+    if not np.isfinite(Hn).all():
+        return False
+    world = hexlattice.axial_to_world(cells)
+    a = hexlattice.apply_homography(H, world)
+    b = hexlattice.apply_homography(Hn, world)
+    ea = hexlattice.apply_homography(H, world + [1.0, 0.0]) - a
+    eb = hexlattice.apply_homography(Hn, world + [1.0, 0.0]) - b
+    pitch = np.hypot(*ea.T)
+    if not np.all(np.hypot(*(a - b).T) < 0.5 * pitch):
+        return False
+    ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
+    return bool(np.all((ratio > 0.75) & (ratio < 1.25)))

@@ -888,24 +888,16 @@ def plausible_update(H: np.ndarray, Hn: np.ndarray, cells: np.ndarray) -> bool:
     Refits move each cell by a fraction of a pitch; a refit that moves cells by more
     than half a pitch or changes the local pitch by more than 25 % is an outlier fit.
     """
-    if not np.isfinite(Hn).all():
-        return False
-    world = hexlattice.axial_to_world(cells)
-    a = hexlattice.apply_homography(H, world)
-    b = hexlattice.apply_homography(Hn, world)
-    ea = hexlattice.apply_homography(H, world + [1.0, 0.0]) - a
-    eb = hexlattice.apply_homography(Hn, world + [1.0, 0.0]) - b
-    pitch = np.hypot(*ea.T)
-    if not np.all(np.hypot(*(a - b).T) < 0.5 * pitch):
-        return False
-    ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
-    return bool(np.all((ratio > 0.75) & (ratio < 1.25)))
+    return _plausible_many([H], [Hn], [hexlattice.axial_to_world(cells)])[0]
 
 
 def _plausible_many(Hs, Hns, worlds) -> list[bool]:
     """:func:`plausible_update` of several ``(H, Hn)`` pairs, each over its cells' world
     centres ``worlds[i]`` (``(K_i, 2)``, :func:`vision.hexlattice.axial_to_world` of the
-    cells), all mapped at once (:func:`_map_rows`: bit for bit the per-pair answers)."""
+    cells), all mapped at once (:func:`_map_rows`: the operations of one
+    :func:`vision.hexlattice.apply_homography` call per pair, so bit for bit the per-pair
+    answers). A pair is refused when ``Hn`` is not finite, or when any cell moves by half
+    the old pitch or more, or its pitch changes by 25 % or more."""
     ok = [bool(np.isfinite(Hn).all()) for Hn in Hns]
     counts = np.array([len(w) if good else 0 for w, good in zip(worlds, ok, strict=True)],
                       np.int64)
