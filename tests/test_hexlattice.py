@@ -102,6 +102,59 @@ def test_outline_scores_equal_reference(seed):
     assert empty[0].shape == (0, 4)
 
 
+def _jobs(rng, count, max_cells=30, far=False):
+    jobs = []
+    for _ in range(count):
+        H, pitch = _lattice(rng)
+        if far:  # lattices mapping far outside the image (border samples, large maps)
+            H[:2, 2] += rng.uniform(-3000, 3000, 2)
+        cells = rng.integers(-6, 7, (int(rng.integers(1, max_cells)), 2))
+        steps = int(rng.choice([1, 5, 7]))
+        shifts = (np.zeros((1, 2)) if steps == 1
+                  else hexlattice.shift_grid(0.1 * pitch, steps))
+        jobs.append((H, hexlattice.axial_to_world(cells), shifts))
+    return jobs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_outline_scores_reuse_and_sizes(seed, monkeypatch):
+    """Calls of growing and shrinking sizes (the per-thread map buffers reused and
+    regrown), maps beyond the kept size, lattices far outside the image and other image
+    dtypes all equal the reference; no result shares memory with the buffers."""
+    rng = np.random.default_rng(100 + seed)
+    edges = cv2.GaussianBlur(rng.uniform(0, 50, (300, 400)).astype(np.float32), (0, 0), 1.5)
+    calls = [_jobs(rng, int(rng.integers(1, 8)), int(rng.choice([3, 60, 150])),
+                   far=bool(rng.integers(0, 2))) for _ in range(6)]
+    monkeypatch.setattr(hexlattice, "_SCRATCH_MAX", 60_000)
+    kept = []
+    for jobs in calls:
+        for image in (edges, edges.astype(np.float64)):
+            got = hexlattice.outline_scores(image, jobs)
+            want = ref_outline_scores(image, jobs)
+            for g, w in zip(got, want, strict=True):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(g, w)
+            kept.append((got, want))
+    for got, want in kept:  # later calls did not overwrite earlier results
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_outline_scores_in_threads():
+    """Threads scoring at the same time each get their own answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(7)
+    edges = cv2.GaussianBlur(rng.uniform(0, 50, (300, 400)).astype(np.float32), (0, 0), 1.5)
+    calls = [_jobs(rng, 4, 80) for _ in range(8)]
+    want = [ref_outline_scores(edges, jobs) for jobs in calls]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda jobs: hexlattice.outline_scores(edges, jobs), calls * 3))
+    for i, g in enumerate(got):
+        for a, b in zip(g, want[i % len(calls)], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_outline_score_finds_the_drawn_honeycomb():
     """The outline score of a drawn honeycomb peaks at zero shift."""
     rng = np.random.default_rng(5)

@@ -20,6 +20,7 @@ stated otherwise.
 from __future__ import annotations
 
 import math
+import threading
 from functools import lru_cache
 
 import cv2
@@ -316,41 +317,84 @@ def outline_score(edges: np.ndarray, H: np.ndarray, centres_world: np.ndarray,
 
 def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
     """:func:`outline_score` of several ``(H, centres_world (N, 2), shifts_px (S, 2))``
-    jobs, sampled in one :func:`sample_bilinear` call; one ``(N, S)`` array per job,
-    equal to the job's own :func:`outline_score`."""
-    m = len(outline_offsets(8))
-    both = _outline_and_interior()
-    # outline and interior points (N, M + I, 2), shifted (N, S, M + I, 2), written into
-    # one sampling map (float32, as sample_bilinear would make it)
+    jobs, sampled in one ``cv2.remap``; one ``(N, S)`` array per job, equal to the job's
+    own :func:`outline_score`."""
     shapes = [(len(c), len(s)) for _, c, s in jobs]
     if not shapes:
         return []
-    per = both.shape[1]
-    total = sum(n * s for n, s in shapes) * per
-    if total == 0:
-        samples = np.zeros((0, per), np.float32)
+    both = _outline_and_interior()[0]  # (M + I, 2)
+    per, m = len(both), len(outline_offsets(8))
+    rows_total = sum(n * s for n, s in shapes)
+    if rows_total == 0:
+        return [np.zeros((n, s), np.float32) for n, s in shapes]
+    # the x and y sampling maps (float32, as sample_bilinear makes them), laid out as the
+    # outline points of every (job, shift, cell) row, then their interior points: each
+    # block is a job's cell points plus one shift per map row (contiguous adds of a
+    # scalar), and the outline and interior samples come out as contiguous rows
+    total = rows_total * per
+    cols = min(total, _REMAP_COLS)
+    rows = -(-total // cols)
+    mx, my, dst = _scratch(rows * cols)
+    mx[total:] = 0.0
+    my[total:] = 0.0
+    out_at, in_at = 0, rows_total * m
+    for (H, centres_world, shifts_px), (n, s) in zip(jobs, shapes, strict=True):
+        if n * s == 0:
+            continue
+        c = np.asarray(centres_world, dtype=np.float64)
+        # apply_homography's operations on each point, x and y kept apart
+        x = c[:, 0, None] + both[:, 0]
+        y = c[:, 1, None] + both[:, 1]
+        w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+        px = ((H[0, 0] * x + H[0, 1] * y + H[0, 2]) / w).astype(np.float32)
+        py = ((H[1, 0] * x + H[1, 1] * y + H[1, 2]) / w).astype(np.float32)
+        sh = np.asarray(shifts_px, np.float32).reshape(s, 2)
+        for lo, hi, at in ((0, m, out_at), (m, per, in_at)):
+            k = n * (hi - lo)
+            for mp, p, d in ((mx, px, 0), (my, py, 1)):
+                np.add(p[:, lo:hi].reshape(1, k), sh[:, d, None],
+                       out=mp[at: at + s * k].reshape(s, k))
+        out_at += n * s * m
+        in_at += n * s * (per - m)
+    if edges.dtype == np.float32 and edges.ndim == 2:
+        samples = dst.reshape(rows, cols)
+        cv2.remap(edges, mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
+                  dst=samples, borderMode=cv2.BORDER_REPLICATE)
+        samples = samples.reshape(-1)
     else:
-        buf, rows, cols = _remap_map(total)
-        start = 0
-        for (H, centres_world, shifts_px), (n, s) in zip(jobs, shapes, strict=True):
-            pts = apply_homography(H, np.asarray(centres_world)[:, None, :] + both)
-            # (N, 1, 2 P) + (1, S, 2 P): long contiguous inner loops, not loops of 2
-            view = buf[start: start + n * s * per].reshape(n, s, per * 2)
-            np.add(pts.astype(np.float32).reshape(n, 1, per * 2),
-                   np.tile(np.asarray(shifts_px, np.float32).reshape(s, 2), (1, per))[None],
-                   out=view)
-            start += n * s * per
-        samples = _remap(edges, buf, rows, cols, total).reshape(-1, per)
-    so, si = samples[..., :m], samples[..., m:]
+        samples = cv2.remap(edges, mx.reshape(rows, cols), my.reshape(rows, cols),
+                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1)
+    so = samples[: rows_total * m].reshape(rows_total, m)
+    si = samples[rows_total * m: total].reshape(rows_total, per - m)
     # a robust outline mean: the tile gap is visible on most but not all edges
-    k = so.shape[-1]
-    o = np.partition(so, k // 4, axis=-1)[..., k // 4:].mean(axis=-1)
-    score = o - si.mean(axis=-1)
+    q = m // 4
+    so.partition(q, axis=-1)  # in place: the remap's own output
+    score = so[:, q:].mean(axis=-1) - si.mean(axis=-1)
     res, start = [], 0
-    for n, s in shapes:
-        res.append(score[start: start + n * s].reshape(n, s))
+    for n, s in shapes:  # rows (shift, cell) -> (cell, shift)
+        res.append(np.ascontiguousarray(score[start: start + n * s].reshape(s, n).T))
         start += n * s
     return res
+
+
+_SCRATCH = threading.local()
+_SCRATCH_MAX = 1 << 22
+"""Largest sampling map (points) whose buffers :func:`_scratch` keeps per thread (3 float32
+arrays, 48 MB at most): reused buffers are written without the page faults of fresh
+ones, which took about half the time of filling the map."""
+
+
+def _scratch(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three float32 buffers of ``size`` elements (x map, y map, remap output) for
+    :func:`outline_scores`, kept per thread up to :data:`_SCRATCH_MAX` (contents
+    arbitrary; nothing returned to a caller may view them)."""
+    if size > _SCRATCH_MAX:
+        return tuple(np.empty(size, np.float32) for _ in range(3))
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None or len(bufs[0]) < size:
+        cap = min(_SCRATCH_MAX, max(size, 2 * (0 if bufs is None else len(bufs[0]))))
+        bufs = _SCRATCH.bufs = tuple(np.empty(cap, np.float32) for _ in range(3))
+    return tuple(b[:size] for b in bufs)
 
 
 @lru_cache(maxsize=1)
