@@ -474,6 +474,44 @@ def test_label_posteriors_add_the_evidence_of_both_sides_of_an_edge():
     assert cr.label_posteriors(labels, dist, is_tile, rim)[1, 0, 3] > without + 0.3
 
 
+def test_pattern_classes_are_the_same_for_every_turn_and_differ_otherwise():
+    a = np.array([[0, 0, 1, 3], [1, 3, 0, 0], [3, 0, 0, 1], [0, 1, 3, 0]])   # RRGB turned
+    assert len(set(cr.pattern_classes(a).tolist())) == 1
+    assert cr.pattern_classes(np.array([0, 1, 0, 3])) != cr.pattern_classes(a[0])  # RGRB
+
+
+def test_set_limit_redecodes_the_least_sure_of_a_pattern_read_three_times():
+    n, K = 5, 4
+    is_tile = np.zeros((n, n), bool)
+    cells = [(1, 1), (1, 3), (3, 1)]                   # three tiles apart, read RRGG
+    for r, c in cells:
+        is_tile[r, c] = True
+    is_tile[3, 2] = True                               # a neighbour east of (3, 1)
+    labels = np.zeros((n, n, 4), int)
+    for r, c in cells:
+        labels[r, c] = [0, 0, 2, 2]                    # R R G G (N E S W)
+    labels[3, 2] = [1, 1, 1, 0]                        # YYYR: its W side meets (3, 1)'s E
+    total = np.full((n, n, 4, K), 5.0)
+    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    # (3, 1): its east side nearly as well read blue (a glare-lit blue read red)
+    total[3, 1, 1, 3] = 0.3
+    total[3, 2, 3, 3] = 0.3
+    conf = np.where(is_tile, 1.0, 1.0)
+    conf[1, 1], conf[1, 3], conf[3, 1] = 0.999, 0.995, 0.4
+    out, changed = cr.set_limit(labels, total, is_tile, conf)
+    assert out[3, 1].tolist() == [0, 3, 2, 2]          # RBGG: the next best, allowed
+    assert out[3, 2, 3] == 3                           # the neighbour matches across
+    assert changed[3, 1] and changed[3, 2] and changed.sum() == 2
+    assert (out[1, 1] == labels[1, 1]).all() and (out[1, 3] == labels[1, 3]).all()
+    # twice is what the set holds: nothing to redecode; nor when all three are sure
+    conf2 = conf.copy()
+    conf2[3, 1] = 0.995
+    assert not cr.set_limit(labels, total, is_tile, conf2)[1].any()
+    two = is_tile.copy()
+    two[1, 3] = False
+    assert not cr.set_limit(labels, total, two, conf)[1].any()
+
+
 def test_cell_confidences_are_unsure_near_the_tile_split_and_on_a_misfitted_grid():
     n = 4
     colour_p = np.ones((n, n, 4))

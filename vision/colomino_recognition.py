@@ -383,6 +383,11 @@ CONF_PRINT = 0.97
 CONF_UNLINKED = 0.9
 #: :func:`unlinked_cells`: empty cells allowed between a group and the linked tiles
 UNLINKED_GAP = 3
+#: The set holds every pattern of edge colours (up to rotation) this many times (SPEC);
+#: a tile read with a pattern the board already holds so often, and stated below
+#: :data:`CONF_SET_SURE`, is redecoded (:func:`set_limit`).
+SET_COPIES = 2
+CONF_SET_SURE = 0.99
 #: Rim markings read otherwise than the default layout, beyond this many, mean the grid
 #: is likely misfitted (a fit off by part of a cell read 8-27 markings wrong on dev; right
 #: fits 0-1): every cell's confidence falls by a quarter for each one more, to 0.05.
@@ -1171,8 +1176,21 @@ def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     −log posterior × :data:`POSTERIOR_SCALE` where the mixtures judged, so ``scale``
     above that tempers them. Cells that are not tiles get 1.
     """
-    n, K = labels.shape[0], dist.shape[-1]
-    w = np.ones(labels.shape) if weight is None else weight
+    total = edge_costs(dist, is_tile, rim_known, weight)
+    e = np.exp(-(total - total.min(axis=-1, keepdims=True)) / scale)
+    p = np.take_along_axis(e, labels[..., None], axis=-1)[..., 0] / e.sum(axis=-1)
+    return np.where(is_tile[..., None], p, 1.0)
+
+
+def edge_costs(dist: np.ndarray, is_tile: np.ndarray, rim_known: np.ndarray | None = None,
+               weight: np.ndarray | None = None) -> np.ndarray:
+    """The summed evidence distance ``(n, n, 4, K)`` of every triangle's colour as the
+    edge decoding weighs it (:func:`label_posteriors`): its own ``dist (n, n, 4, K)``
+    scaled by ``weight (n, n, 4)``, plus the other side's where a tile lies across the
+    edge (``is_tile (n, n)``), plus :data:`RIM_PRIOR` against the layout's marking
+    (``rim_known (4, n)``, -1 unknown) at the field's edge."""
+    n, K = dist.shape[0], dist.shape[-1]
+    w = np.ones(dist.shape[:3]) if weight is None else weight
     cost = dist * w[..., None]
     total = cost.copy()
     for sa, sb, dr, dc in NEIGHBOUR_SIDES:
@@ -1186,9 +1204,69 @@ def label_posteriors(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
             known = rim_known[side] >= 0
             prior = RIM_PRIOR * (np.arange(K)[None, :] != rim_known[side][:, None])
             total[rr, cc, side] += np.where(known[:, None], prior, 0.0)
-    e = np.exp(-(total - total.min(axis=-1, keepdims=True)) / scale)
-    p = np.take_along_axis(e, labels[..., None], axis=-1)[..., 0] / e.sum(axis=-1)
-    return np.where(is_tile[..., None], p, 1.0)
+    return total
+
+
+def pattern_classes(labels: np.ndarray, K: int = len(COLOURS)) -> np.ndarray:
+    """The pattern of every colouring ``labels (..., 4)`` up to rotation, as one integer
+    ``(...)``: the smallest base-``K`` code of its four turns."""
+    turns = [np.roll(labels, -k, axis=-1) for k in range(4)]
+    codes = [((((t[..., 0] * K) + t[..., 1]) * K + t[..., 2]) * K + t[..., 3]) for t in turns]
+    return np.minimum.reduce(codes)
+
+
+def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
+              conf: np.ndarray, copies: int = SET_COPIES, sure: float = CONF_SET_SURE
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Edge colours redecoded where the board holds a pattern more often than the set.
+
+    The set holds every pattern of four edge colours (up to rotation) ``copies`` times
+    (SPEC). Where more tiles (``is_tile (n, n)``) than that are read with one pattern
+    (``labels (n, n, 4)``, NESW), the ones beyond the ``copies`` surest (``conf (n, n)``)
+    and stated below ``sure`` are misread: each, least sure first, takes the colouring of
+    its four edges with the smallest summed evidence (``total (n, n, 4, K)``,
+    :func:`edge_costs`: both sides of an edge) whose pattern the board does not yet hold
+    ``copies`` times; the tile across each edge takes the same colour on its side (placed
+    tiles match). Returns the new labels and the ``(n, n)`` cells changed.
+    """
+    K = total.shape[-1]
+    n = labels.shape[0]
+    out = labels.copy()
+    changed = np.zeros((n, n), bool)
+    done = np.zeros((n, n), bool)      # redecoded once: not again (no cycles)
+    combos = np.array(np.meshgrid(*[np.arange(K)] * 4, indexing="ij")).reshape(4, -1).T
+    combo_cls = pattern_classes(combos, K)
+    for _ in range(int(is_tile.sum())):
+        cls = np.where(is_tile, pattern_classes(out, K), -1)
+        vals, counts = np.unique(cls[is_tile], return_counts=True)
+        over = vals[counts > copies]
+        todo = []
+        for v in over:
+            rr, cc = np.nonzero(cls == v)
+            order = np.argsort(-conf[rr, cc], kind="stable")
+            todo += [(float(conf[r, c]), int(r), int(c)) for r, c in
+                     zip(rr[order][copies:], cc[order][copies:], strict=True)
+                     if conf[r, c] < sure and not done[r, c]]
+        if not todo:
+            break
+        _, r, c = min(todo)
+        held = np.bincount(cls[is_tile], minlength=K ** 4)
+        held[cls[r, c]] -= 1
+        cost = total[r, c, np.arange(4), combos].sum(axis=1)
+        cost = np.where(held[combo_cls] >= copies, np.inf, cost)
+        done[r, c] = True
+        if not np.isfinite(cost.min()):
+            continue
+        new = combos[int(np.argmin(cost))]
+        out[r, c] = new
+        changed[r, c] = True
+        for side, (dr, dc) in enumerate(((-1, 0), (0, 1), (1, 0), (0, -1))):
+            r2, c2 = r + dr, c + dc
+            if 0 <= r2 < n and 0 <= c2 < n and is_tile[r2, c2]:
+                if out[r2, c2, (side + 2) % 4] != new[side]:
+                    out[r2, c2, (side + 2) % 4] = new[side]
+                    changed[r2, c2] = True
+    return out, changed
 
 
 def tile_prototypes(gb: np.ndarray, lab: np.ndarray, ok: np.ndarray, K: int,
@@ -1492,6 +1570,18 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     uncovered = printed >= 0 if printed is not None else np.zeros((n, n), bool)
     conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
                             is_joker, uncovered, mism)
+    # the set holds every pattern twice: a pattern read more often is misread somewhere
+    total = edge_costs(dist, is_tile, rim_known, np.where(clipped, CLIPPED_WEIGHT, 1.0))
+    labels, reset = set_limit(labels, total, is_tile, conf)
+    if reset.any():
+        for r, c in zip(*np.nonzero(reset), strict=True):
+            rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
+        colour_p = label_posteriors(labels, dist, is_tile, rim_known,
+                                    np.where(clipped, CLIPPED_WEIGHT, 1.0))
+        conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
+                                is_joker, uncovered, mism)
+        warnings.append(f"{int(reset.sum())} cells redecoded: a pattern read more often "
+                        "than the set holds it")
     if _TRACE is not None:   # the evidence behind the confidences, for the calibration
         jk = np.zeros((n, n))
         for q, r, c in jokers:
