@@ -139,7 +139,14 @@ def test_ruler_without_any_board_colour_is_none():
 # cloth, motion-blurred (held-out 8753 hard #3: the ruler's right 12×12 outline was
 # settled into a 9×9 block with evidence 0.33; the 9×9 line fit, 0.2 under the blur,
 # below the rival's bar, finishes as the right 12×12 field with 0.84 — found since a still
-# weak field is compared with the other size's best grid whatever its score)
+# weak field is compared with the other size's best grid whatever its score); a 12×12
+# board with 16 tiles on a walnut table under a 3300 K lamp (dev 11250 normal #13: the
+# table takes the red class, the colour cluster held the tiled half of the board, a 12×12
+# grid 6.3 cells off finished weak, evidence 0.64; the print's light region as outline
+# gives 1.34); a 12×12 board on a red, green and navy floral cloth under a 3100 K lamp,
+# 1500×2000 (dev 11251 hard #4 at 3000×4000: the cloth takes three game colours, no
+# colour cluster or edge outline lay on the board, no board found; found from the print's
+# light region)
 HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (133021088313619, "hard", 720, 1280, 12),
                (124113672743452, "normal", 1080, 1920, 12),
@@ -149,7 +156,9 @@ HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (183267086446530, "hard", 4000, 3000, 12),
                (249076745317098, "normal", 1920, 1080, 9),
                (58050940495295, "normal", 1280, 720, 12),
-               (196764883335555, "hard", 1280, 720, 12)]
+               (196764883335555, "hard", 1280, 720, 12),
+               (265153816750398, "normal", 1080, 1920, 12),
+               (258419207199262, "hard", 1500, 2000, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")
@@ -180,6 +189,23 @@ def test_field_found_on_a_patterned_table(hard_photo):
     got = _field_corners(Hc, n)
     err = max(np.min(np.linalg.norm(got - p, axis=1)) for p in true_c) / pitch
     assert err < 0.3
+
+
+def test_print_quads_outline_a_light_board_on_a_saturated_table():
+    rng = np.random.default_rng(2)
+    small = np.zeros((360, 480, 3), np.uint8)
+    small[:] = (30, 30, 120)                               # dark red cloth (BGR)
+    blots = rng.random((360, 480)) < 0.3
+    small[blots] = (40, 110, 40)                           # green blots
+    quad = np.array([[150, 60], [380, 110], [330, 320], [100, 270]], np.int32)
+    cv2.fillConvexPoly(small, quad, (200, 235, 245))       # the print, lamp-tinted
+    for k in range(8):                                     # tiles interrupting it
+        cv2.rectangle(small, (180 + 20 * k, 150), (192 + 20 * k, 162), (200, 90, 20), -1)
+    gains = cf.white_patch_gains(small)
+    got = cf._print_quads(small, gains)
+    assert got
+    err = max(np.min(np.linalg.norm(got[0] - p, axis=1)) for p in quad)
+    assert err < 6
 
 
 def test_blank_and_patterned_tables_have_no_field():
