@@ -383,6 +383,28 @@ def test_a_tinted_cell_flat_against_the_print_beside_it_is_no_joker():
     assert _jokers_with_steps(tri) == {cell}
 
 
+def test_a_tinted_white_cell_with_one_plain_neighbour_is_a_joker_even_when_flat():
+    # on the base row between two tiles, one plain print cell north of it: white plastic
+    # as light as the print (the tint rule takes it) is flat against that one print cell
+    # (a tile's shadow on its far triangle flattens such a step; here it is 3 % lighter,
+    # below the step rule's JOKER_STEP_RATIO); one flat side does not
+    # veto the tint, two do (test above)
+    tri, light = _lit_board(0.0)
+    cell = (8, 4)
+    for rc, code in {(8, 3): "RYGB", (8, 5): "BYRG"}.items():
+        for k, letter in enumerate(code):
+            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    tri[cell] = np.full(3, 0.55) * light[cell][:, None]     # white, 3 % over the print
+    plain = np.ones(tri.shape[:2], bool)
+    plain[2, 3:5] = plain[6, 6] = plain[8, 3] = plain[8, 5] = plain[cell] = False
+    step = cr.edge_steps(tri, plain)[cell]
+    assert np.isfinite(step).sum() == 1 and np.nanmax(step) < cr.JOKER_MIN_STEP
+    assert _jokers_with_steps(tri) == {cell}
+    # with a second plain side, flat too, it is print under a tinted light
+    tri[8, 5] = PRINT * light[8, 5][:, None]
+    assert _jokers_with_steps(tri) == set()
+
+
 def test_a_joker_stays_a_joker_when_a_tiles_shadow_darkens_the_print_beyond_one_side():
     # a white slab 28 % lighter than the print, of its tint, beside a tile (west); east
     # of it plain print whose far (east) triangle lies in the cast shadow of a tile

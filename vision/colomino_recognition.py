@@ -600,10 +600,12 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     beside = np.maximum.reduce([lit[:-2, 1:-1], lit[2:, 1:-1], lit[1:-1, :-2], lit[1:-1, 2:]])
     like &= beside <= 1.0 + JOKER_HOTSPOT * (ratio - 1.0)
     # as light as the print but another tint: white plastic on a tinted print
+    tinted = np.zeros_like(like)
     if plain.sum() >= 5:
         tint = joker_tint(centre, loo, plain)
-        like |= tint & (spread < JOKER_TINT_SPREAD) & (floor > JOKER_TINT_FLOOR) & (
+        tinted = tint & (spread < JOKER_TINT_SPREAD) & (floor > JOKER_TINT_FLOOR) & (
             ratio > JOKER_TINT_RATIO)
+        like |= tinted
     # a step up at the border to the plain print beside it: a raised white slab
     if tri is not None and plain.sum() >= 5:
         step = edge_steps(tri, plain)
@@ -614,8 +616,11 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         # and where plain print lies beside a cell, a joker always steps up against it:
         # a flat cell (tinted or lit like a joker) is print
         # (on some side: a tile's shadow on the print beyond one side flattens that step)
+        # (a white cell of another tint than the print needs two flat sides: one plain
+        # neighbour's step is flattened by a tile's shadow on its far triangle)
         high = np.where(seen, step, -np.inf).max(axis=-1)
-        like &= ~(seen.any(axis=-1) & (high < JOKER_MIN_STEP))
+        like &= ~(seen.any(axis=-1) & (high < JOKER_MIN_STEP)
+                  & ~(tinted & (seen.sum(axis=-1) == 1)))
         # enclosed by tiles (no print beside to step against): a raised slab among raised
         # tiles takes no shadow from them, an empty cell there does
         if shade is not None:
