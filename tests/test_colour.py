@@ -96,6 +96,39 @@ def test_weighted_dist2_equals_reference(seed):
                                           ref_weighted_dist2(lab, centres, lw))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_nearest_centre_equals_argmin_of_weighted_dist2(seed):
+    """Per-plane nearest centre = np.argmin / value of _weighted_dist2, ties (repeated
+    centres, colours on a centre) to the first, non-finite colours included."""
+    rng = np.random.default_rng(seed)
+    centres = np.concatenate([colour.linear_to_lab(colour.nominal_paints_linear()),
+                              rng.uniform(-60, 60, (2, 3)), [[50.0, 0.0, 0.0]]])
+    centres = np.concatenate([centres, centres[[1, 4]]])  # exact ties
+    rgb = rng.uniform(-0.05, 1.3, (7, 60, 3))
+    rgb.reshape(-1)[::11] *= 1e-3
+    planes = colour._lab_planes(rgb)
+    lab = colour.linear_to_lab(rgb)
+    for i in range(3):
+        np.testing.assert_array_equal(planes[i], lab[..., i])
+        assert planes[i].flags.c_contiguous
+    lab[0, :8] = centres[:8]  # colours exactly on a centre (distance 0, ties)
+    for lw in (0.5, 1.0):
+        for x in (lab, lab[3], lab[2, 5]):
+            d2 = ref_weighted_dist2(x, centres, lw)
+            want = np.argmin(d2, axis=-1)
+            got, best = colour._nearest_centre(tuple(np.ascontiguousarray(x[..., i])
+                                                     for i in range(3)), centres, lw)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(best, np.take_along_axis(
+                d2, np.asarray(want)[..., None], axis=-1)[..., 0])
+    bad = lab.copy()
+    bad[1, 2, 0], bad[4, 7, 2] = np.nan, np.inf
+    with np.errstate(invalid="ignore"):  # inf - inf
+        d2 = ref_weighted_dist2(bad, centres)
+        got, best = colour._nearest_centre(tuple(bad[..., i] for i in range(3)), centres)
+    np.testing.assert_array_equal(got, np.argmin(d2, axis=-1))
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("hint", [None, 0.6])
 @pytest.mark.parametrize("iterations", [0, 1, 3])

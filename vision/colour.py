@@ -126,6 +126,71 @@ def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5)
     return d0
 
 
+def _lab_planes(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`linear_to_lab` of ``rgb (..., 3)`` as three contiguous ``(...)`` planes
+    ``L, a, b`` (the same numbers)."""
+    xyz = np.asarray(rgb, dtype=np.float64) @ _M_RGB2XYZ.T
+    xyz /= _WHITE
+    np.maximum(xyz, 0.0, out=xyz)
+    f = np.cbrt(xyz)
+    low = xyz <= _LAB_EPS
+    if low.any():
+        f[low] = (24389 / 27 * xyz[low] + 16) / 116
+    f0, f1, f2 = f[..., 0], f[..., 1], f[..., 2]
+    L = np.multiply(f1, 116)
+    L -= 16
+    a = np.subtract(f0, f1)
+    a *= 500
+    b = np.subtract(f1, f2)
+    b *= 200
+    return L, a, b
+
+
+def _nearest_centre(lab: tuple, centres: np.ndarray, l_weight: float = 0.5):
+    """``(argmin, min)`` over the ``K`` centres of :func:`_weighted_dist2` of the Lab
+    planes ``lab = (L, a, b)`` (each ``(...)``, as :func:`_lab_planes` gives them) to
+    ``centres (K, 3)``: ``(...)`` intp and float64, bit for bit ``np.argmin`` (the first
+    of equal distances) and the distance there, centre by centre on whole planes instead
+    of a ``(..., K)`` array (about 1.4x faster in the light fit; non-finite input takes
+    the ``(..., K)`` array, where ``np.argmin`` picks a NaN)."""
+    L, a, b = lab
+    if not (np.isfinite(L).all() and np.isfinite(a).all() and np.isfinite(b).all()):
+        d2 = _weighted_dist2(np.stack([L, a, b], axis=-1), centres, l_weight)
+        idx = np.argmin(d2, axis=-1)
+        return idx, np.take_along_axis(d2, idx[..., None], axis=-1)[..., 0]
+    cab = centres[:, 1:]
+    cn = np.hypot(cab[:, 0], cab[:, 1])
+    u = cab / np.maximum(cn, 1e-6)[:, None]
+    s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
+    fac = 1.0 - s * s
+    best = idx = None
+    d1, d2, radial, t = (np.empty_like(L) for _ in range(4))
+    for k in range(len(centres)):
+        # _weighted_dist2's operations on each element, in its order
+        d0 = np.subtract(L, centres[k, 0])
+        d0 *= l_weight
+        np.subtract(a, centres[k, 1], out=d1)
+        np.subtract(b, centres[k, 2], out=d2)
+        np.multiply(d1, u[k, 0], out=radial)
+        np.multiply(d2, u[k, 1], out=t)
+        radial += t
+        radial *= radial
+        radial *= fac[k]
+        d0 *= d0
+        d1 *= d1
+        d2 *= d2
+        d0 += d1
+        d0 += d2
+        d0 -= radial
+        if best is None:
+            best, idx = d0, np.zeros(L.shape, np.intp)
+        else:
+            closer = d0 < best
+            np.copyto(best, d0, where=closer)
+            np.copyto(idx, k, where=closer)
+    return idx, best
+
+
 def estimate_gain(obs: np.ndarray, refs: np.ndarray, labels: np.ndarray | None,
                   weights: np.ndarray | None = None) -> np.ndarray:
     """Per-channel light gain ``(3,)`` so that ``obs ≈ gain * refs[labels]`` (linear RGB).
@@ -266,10 +331,10 @@ def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
 
     def measure(rows: np.ndarray) -> None:
         gain = chroma[rows] * expo[rows, None]
-        d2 = _weighted_dist2(linear_to_lab(obs[None] / gain[:, None]), ref_lab)  # (K, N, 6)
-        lab_idx = np.argmin(d2, axis=2)
-        labels[rows] = lab_idx
-        nearest[rows] = np.take_along_axis(d2, lab_idx[..., None], axis=2)[..., 0]
+        # argmin and min of _weighted_dist2(linear_to_lab(obs / gain), ref_lab)  (K, N, 6)
+        idx, best = _nearest_centre(_lab_planes(obs[None] / gain[:, None]), ref_lab)
+        labels[rows] = idx
+        nearest[rows] = best
 
     moving = np.arange(len(chroma))
     for _ in range(iterations):
