@@ -245,7 +245,13 @@ within 0.05 (log chromaticity) of a tile triangle within two cells taken as that
 washed tile (held-out 11202 normal: false jokers 8 -> 6, but two true jokers lost and the
 freed cells' colours read wrong, wrong cells 48 -> 51); a sure neighbour (>= 0.99)
 fixing the redecoded tile's edge in :func:`set_limit` (no cell changed on the five
-sets). Left: missed jokers are now mostly enclosed by tiles and as light as the print
+sets); redecoding sure tiles too (:data:`CONF_SET_SURE` above 1: the same answers on
+dev). Two triangles of one tile that look alike were asked to share a colour in the
+redecoding (dev normal #17 GBBG read GRRG became GBRG, the two blues nearly equal): the
+triangle pairs' colour differences (balanced, over the local print level, unclipped
+channels) overlap too much between same and different colours on dev (same: 99 % below
+0.27; different: 5 % below 0.23), not taken. Left: missed jokers are now mostly
+enclosed by tiles and as light as the print
 (0.93-1.11) with a weak tint (z 1-3), like the empty enclosed cells, and stated empty
 at 0.95-1.0; clusters of glare-washed tiles scoring 0.27-0.30 just under the split's cap
 0.3 read empty (dev normal #31, 5 tiles); photos whose lamp clips red and green (yellow
