@@ -655,3 +655,25 @@ def test_a_dark_bean_in_a_pile_is_counted(monkeypatch):
     monkeypatch.setattr(sc, "PILE_DARKER", 1.2)  # darkness is what keeps the lit floor out
     got = sc.pile_dark_seeds(bgr, resp, maxima, peaks, th, masks, R)
     assert got[weak[1][1], weak[1][0]]
+
+
+def test_a_reading_far_off_gets_less_likely_the_farther_it_is():
+    """The outlier floor is a heavy tail, not a constant: far from its peaks a count keeps
+    getting less likely, so the total cannot empty a cavity showing many seeds for free."""
+    table = sc.loglik_table([22], 40, [True])[0]
+    assert table[0] < table[4] < table[8] < table[12]
+    # session 11, dev 11400 photo 19: two stores over-read (18 and 18 seeds, 21 and 22
+    # peaks) in a board whose pits show 17; the constant floor emptied one store
+    visible = [0, 0, 0, 6, 3, 1, 0, 2, 0, 1, 1, 1, 21, 22]
+    stores = [False] * 12 + [True, True]
+    counts, _ = sc.constrain_total(visible, 48, 0.6, stores)
+    assert counts[12] > 0 and counts[13] > 0
+    assert sum(counts) == 48
+
+
+def test_a_constant_outlier_floor_would_empty_the_store(monkeypatch):
+    """The failure the heavy tail fixes (so the test above cannot pass by accident)."""
+    monkeypatch.setattr(sc, "OUTLIER_TAIL", 1e12)
+    visible = [0, 0, 0, 6, 3, 1, 0, 2, 0, 1, 1, 1, 21, 22]
+    counts, _ = sc.constrain_total(visible, 48, 0.6, [False] * 12 + [True, True])
+    assert 0 in counts[12:]

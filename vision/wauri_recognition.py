@@ -50,8 +50,12 @@ Pipeline (:func:`read_board`):
    (:func:`vision.seed_counting.floor_peaks`), and the confidences given the total are
    the marginals raised to :data:`COUNT_SHARPEN` (they were under-confident in every
    band below 0.95). Session 10: the brown beans missed in pits showing 3+ seeds are
-   counted (:func:`vision.seed_counting.pile_dark_seeds`). Left: piles of 5+ and the
-   big stores, where the pits' hidden seeds land (a guess).
+   counted (:func:`vision.seed_counting.pile_dark_seeds`). Session 11: the count
+   model's outlier floor is a heavy tail (``OUTLIER_TAIL`` in
+   :mod:`vision.seed_counting`), so the total no longer empties a cavity showing many
+   peaks; most seeds missed in piles and big stores have no maximum of the filter at
+   all (``benchmarks/wauri_recognition_missed.py``). Left: piles of 5+ and the big
+   stores, where the pits' hidden seeds land (a guess), and the stores' split.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
