@@ -6,7 +6,7 @@ Usage::
     nice .venv/bin/python benchmarks/caribo_speed_kernels.py record OUT.pkl DIR [DIR ...]
         [--limit 5]
     nice .venv/bin/python benchmarks/caribo_speed_kernels.py kernels OUT.pkl --base REV
-        [--rounds 3]
+        [--rounds 3] [--only outline_scores,_fit_lights]
     nice .venv/bin/python benchmarks/caribo_speed_kernels.py ab DIR [DIR ...] --base REV
         [--limit 40] [--runs 2] [--new hexlattice,colour]
 
@@ -18,7 +18,8 @@ the arguments of each call (images shared, not copied).
 ``hexlattice`` / ``colour`` imported beside the working tree's), checks the outputs are
 equal (``bitwise``, or the largest absolute difference), then times all calls of a kernel
 with the base and the new version alternately, ``rounds`` times each (smallest total CPU
-time, ``time.process_time``, so a shared machine's load falls on both alike).
+time, ``time.process_time``, so a shared machine's load falls on both alike); ``--only``:
+just the kernels named (function names, comma list).
 
 ``ab``: the whole CARIBO recognition, both sides importing ``caribo_recognition`` and
 ``caribo_lattice`` of ``REV``; the base side with ``REV``'s ``hexlattice``/``colour``, the
@@ -162,11 +163,14 @@ def _difference(a, b) -> tuple[bool, float]:
     return same, diff
 
 
-def kernels(path: str, rev: str, rounds: int) -> None:
-    """Replay the recorded calls through ``rev``'s and the working tree's kernels."""
+def kernels(path: str, rev: str, rounds: int, only=None) -> None:
+    """Replay the recorded calls through ``rev``'s and the working tree's kernels
+    (``only``: the function names to replay, default all)."""
     cv2.setNumThreads(1)
     with open(path, "rb") as fh:
         calls = pickle.load(fh)
+    if only:
+        calls = {k: v for k, v in calls.items() if k.split(".")[1] in only}
     with tempfile.TemporaryDirectory() as tmp:
         base = load_side(Path(tmp), "kb_base", {"hexlattice": rev, "colour": rev})
         new = load_side(Path(tmp), "kb_new", {"hexlattice": None, "colour": None})
@@ -263,6 +267,7 @@ def main(argv=None) -> int:
     k.add_argument("calls")
     k.add_argument("--base", required=True)
     k.add_argument("--rounds", type=int, default=3)
+    k.add_argument("--only", default="", help="kernel function names (comma list)")
     a = sub.add_parser("ab")
     a.add_argument("folders", nargs="+")
     a.add_argument("--base", required=True)
@@ -275,7 +280,7 @@ def main(argv=None) -> int:
     if args.cmd == "record":
         record(args.out, args.folders, args.limit)
     elif args.cmd == "kernels":
-        kernels(args.calls, args.base, args.rounds)
+        kernels(args.calls, args.base, args.rounds, [n for n in args.only.split(",") if n])
     else:
         ab(args.folders, args.base, args.limit, args.runs, tuple(args.new.split(",")))
     return 0

@@ -138,7 +138,9 @@ def test_fit_lights_equals_reference(seed, hint, iterations):
     obs = _obs(rng, int(rng.integers(6, 200)), light, rng.uniform(0.3, 1.0))
     refs = colour.nominal_paints_linear()
     ref_lab = colour.linear_to_lab(refs)
-    for chroma in (colour._KELVIN_CHROMA, np.ones((1, 3))):
+    # repeated lights (measured once each, the results given to every copy) too
+    for chroma in (colour._KELVIN_CHROMA, np.ones((1, 3)),
+                   np.repeat(colour._KELVIN_CHROMA[::5], 3, axis=0)):
         for starts in ((), colour.EXTRA_STARTS):
             got = colour._fit_lights(obs, refs, ref_lab, chroma, starts, hint, iterations)
             want = ref_fit_lights(obs, refs, ref_lab, chroma, starts, hint, iterations)

@@ -331,10 +331,14 @@ def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
 
     def measure(rows: np.ndarray) -> None:
         gain = chroma[rows] * expo[rows, None]
+        # lights of the same colour whose starts reached the same exposure (about a
+        # quarter of the rows measured) are one light: each distinct gain once
+        gain, inv = np.unique(gain, axis=0, return_inverse=True)
         # argmin and min of _weighted_dist2(linear_to_lab(obs / gain), ref_lab)  (K, N, 6)
         idx, best = _nearest_centre(_lab_planes(obs[None] / gain[:, None]), ref_lab)
-        labels[rows] = idx
-        nearest[rows] = best
+        inv = inv.reshape(-1)
+        labels[rows] = idx[inv]
+        nearest[rows] = best[inv]
 
     moving = np.arange(len(chroma))
     for _ in range(iterations):
