@@ -226,10 +226,11 @@ what became of them). Dev normal + hard, 78 boards: of 1288 seeds in pits of 5+,
 were found, 485 have no maximum of the filter within 0.6 seed radii at all (the lower
 layers, and top seeds shaded by lit neighbours: in the views most pile seeds are
 plainly visible, yet a grey or brown seed beside white ones does not answer the
-filter), 76 had a maximum above the threshold that a later stage removed (dark-bean
-rings, saddles), 33 only a weak one; stores of 13+: 501 of 716 found, 158 without a
-maximum. So the piles' counts stay a guess of the total: the top seeds missed have no
-maximum to recover. Measured and dropped (cached right fits, cavities exact / |err|):
+filter), 65 lie within 0.6 seed radii of a peak matched to another seed (an upper
+seed over a lower one), 13 had a maximum above the threshold a later stage removed, 33
+only a weak one; stores of 13+: 501 of 716 found, 158 without a maximum. So the piles'
+counts stay a guess of the total: the top seeds missed have no maximum to recover.
+Measured and dropped (cached right fits, cavities exact / |err|):
 the seed-coloured area in units of the photo's single seed (measured on pits showing
 1-3 peaks, bare floor from :func:`floor_chroma`): pits of 6, 7, 8 seeds read 4.6, 4.7,
 4.6 units, 9+ ~6.3, sd 1.1-1.9, and big stores saturate at ~11 units (dev 11400): no
