@@ -163,7 +163,20 @@ stopped early on 3 of 10 recorded fits and saved nothing measurable; the hypothe
 homographies from contiguous component arrays (bit-identical with the stacked matmul
 kept; 1.2x of a step of 2-3 ms per 12×12 fit, under 1 % of the field); the column
 sums by np.cumsum of the transposed map (bit-identical, 1.3-1.5x slower than the row
-loop).
+loop); the two wide crossing searches of :func:`_straighten` on a coarse view (12 px per
+cell, warped from a photo copy halved by area averaging until 1.5-3 of its pixels fall
+on a view pixel; only the close search at :data:`CELL`): field A/B 1.07x (24 photos,
+21 answers differ), no field lost (``colomino_field_bench.py``: bad 0/1/0/0 as before,
+no board on the 40 CARIBO/Wauri photos) but the per-cell grid error worse on 25 of 120
+fields by more than 0.02 cell, better on 10 (mean 0.033 -> 0.036 dev normal, 0.066 ->
+0.079 dev hard, 0.037 -> 0.044 / 0.074 -> 0.087 held-out; held-out hard within 0.2 cell
+30 -> 28): the close search (the local polish from the agreed shift) does not recover
+the wide searches' full-scale precision. Where the time goes (``colomino_field_steps.py``
+on 24 dev/held-out photos, CPU per photo): locate_field ~88 ms, of which _straighten 36
+(robust_homography 12: the exhaustive MSAC over every rectangle of crossings, 4356 for a
+12×12 field, twice when the wide search repeats), the candidates' views 30, size
+settling 10, fit_grid 7; the ≤ 3x-decode target needs a different design (fewer, cheaper
+crossing fits and candidate views), not a coarser copy of this one.
 """
 
 from __future__ import annotations
