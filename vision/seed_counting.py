@@ -247,7 +247,8 @@ STORE_SHOWN 0.4/0.6, STORE_LAYER 11/12 (-4..+6 of 1092, noise-level as before); 
 log prior against big pits (-0.05..-0.4 per seed above 6, 8 or 10 seeds: -30..+1
 exact, as session 6's Poisson prior); the count model's spread from the larger of
 the expected and the read peaks (-2 exact, |err| -20 of 819) or their mean (0, +41);
-a
+the photo's detection rate fitted for the static count as tracking fits it (RATES,
+log-normal prior sd 0.1 / 0.2: exact 801 -> 786 / 761, |err| 819 -> 796 / 788); a
 colour test of the store peaks against this photo's sure seeds and the bare floor
 (the lit floor between dark beans on a light floor reads as seeds, 11 false peaks in
 one store of held-out 11402): within 3 floor spreads and twice as far from every sure
