@@ -253,6 +253,11 @@ colour test of the store peaks against this photo's sure seeds and the bare floo
 (the lit floor between dark beans on a light floor reads as seeds, 11 false peaks in
 one store of held-out 11402): within 3 floor spreads and twice as far from every sure
 seed's colour, 37 real seeds dropped for 15 false ones (dev).
+Left for the next session on hard photos (dev 11401, 38 boards: small pits read high
+30 times, the largest class there after the piles): by eye, of the first 24 pits of up
+to 4 seeds read high, ~11 are peaks on a grainy, speckled floor texture beside the seeds,
+~9 the lit floor beyond a seed farther than FLOOR_NEAR, and ~4 a tall pile of the near
+row whose top the top view projects into the far row's pit (parallax).
 Changed: the outlier floor of :func:`loglik_table` is a heavy tail (:data:`OUTLIER_TAIL`
 8; a constant let the total empty a cavity showing many peaks: dev 11400 photo 19, two
 stores of 18 showing 21 and 22 peaks, answered 30 and 0). Constant -> tail, cached right
