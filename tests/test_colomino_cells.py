@@ -534,6 +534,33 @@ def test_set_limit_redecodes_the_least_sure_of_a_pattern_read_three_times():
     assert not cr.set_limit(labels, total, two, conf)[1].any()
 
 
+def test_set_limit_weighs_a_tile_read_whole_by_its_joint_colourings():
+    # three tiles read RRGG; the least sure one's north and east triangles are both
+    # nearly as well read blue. Edge by edge the cheapest allowed change is one edge;
+    # its whole-tile reading (a glare-lit tile: both blues share its light and glare)
+    # says the two go together: BBGG
+    n, K = 5, 4
+    is_tile = np.zeros((n, n), bool)
+    cells = [(1, 1), (1, 3), (3, 1)]
+    labels = np.zeros((n, n, 4), int)
+    for r, c in cells:
+        is_tile[r, c] = True
+        labels[r, c] = [0, 0, 2, 2]
+    total = np.full((n, n, 4, K), 5.0)
+    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    total[3, 1, 0, 3] = total[3, 1, 1, 3] = 0.2
+    conf = np.ones((n, n))
+    conf[3, 1] = 0.4
+    alone = cr.set_limit(labels, total, is_tile, conf)[0][3, 1].tolist()
+    assert sorted(alone) == [0, 2, 2, 3]                       # one edge changed
+    joint = np.full((n, n, K ** 4), np.nan)
+    joint[3, 1] = 1e-4
+    joint[3, 1, ((3 * K + 3) * K + 2) * K + 2] = 0.5           # BBGG
+    joint[3, 1, ((0 * K + 0) * K + 2) * K + 2] = 0.5           # RRGG (held twice)
+    whole = cr.set_limit(labels, total, is_tile, conf, own=total, joint=joint)[0]
+    assert whole[3, 1].tolist() == [3, 3, 2, 2]
+
+
 def test_cell_confidences_are_unsure_near_the_tile_split_and_on_a_misfitted_grid():
     n = 4
     colour_p = np.ones((n, n, 4))

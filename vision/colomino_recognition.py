@@ -46,7 +46,8 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    less against the other side of its edge and the rim marking. The set holds every
    pattern twice (SPEC): where more tiles than that read one pattern, the least sure
    beyond the two surest are redecoded to the best colouring the board does not yet
-   hold twice (:func:`set_limit`, after the confidences, which are then recomputed).
+   hold twice (:func:`set_limit`, after the confidences, which are then recomputed; a
+   tile read whole by its joint colourings, edge by edge otherwise).
 5. *Orient* (before the edge decoding of step 4, which uses the oriented layout): the
    read rim is compared with the default layouts in all four turns; the best turn fixes
    the base line (south). If none fits, the read rim is returned under
@@ -235,7 +236,9 @@ Seeds 11200-11204 (session 11; causes counted with ``colomino_cells_causes.py``,
 more often than the set holds it (:func:`set_limit`) marked 4 of 7 failing dev normal
 boards (9 of 35 wrong cells); redecoding the least sure of them fixed a cell or two per
 board but won none (the redecoded tile often gets one of two wrong edges right: its
-edges are chosen one by one from the evidence that misread them). Tinted white cells
+edges are chosen one by one from the evidence that misread them); a tile read whole
+(:func:`cell_glare_posteriors`) is redecoded by its joint colourings instead (cached:
+dev hard 149 -> 148 wrong cells, held-out hard 42 -> 41 and one board more). Tinted white cells
 flat against a single plain neighbour (the tint rule vetoed by :data:`JOKER_MIN_STEP`)
 were all true jokers on dev (4, two on a base row): the veto now needs two flat sides
 (dev hard +1 board, fresh held-out 11204 normal +2); letting every joker rule pass with
@@ -1023,7 +1026,8 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
 
 def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
                           sigma: float = CELL_GLARE_SIGMA,
-                          scale_sd: float = CELL_GLARE_SCALE_SD) -> np.ndarray:
+                          scale_sd: float = CELL_GLARE_SCALE_SD,
+                          joint_out: list | None = None) -> np.ndarray:
     """Colour posteriors ``(C, 4, K)`` of the four triangles of glare-lit tiles read
     together.
 
@@ -1036,7 +1040,9 @@ def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
     residual (Gaussian, ``sigma``); ``a`` is near the print's light (log-normal,
     ``scale_sd``); ``prior (C, 4, K)`` (the triangles' own posteriors) multiplies in.
     Returns each triangle's marginal posterior. A one-colour tile's colourings all fit:
-    the prior decides.
+    the prior decides. With ``joint_out`` (a list) the joint posterior of the colourings
+    ``(C, K⁴)`` is appended to it (colourings in ``np.meshgrid(..., indexing="ij")``
+    order, as :func:`set_limit` enumerates them).
     """
     K = proto.shape[0]
     combos = np.array(np.meshgrid(*[np.arange(K)] * 4, indexing="ij")).reshape(4, -1).T
@@ -1058,6 +1064,8 @@ def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
     ll -= ll.max(axis=1, keepdims=True)
     w = np.exp(ll)
     w /= w.sum(axis=1, keepdims=True)
+    if joint_out is not None:
+        joint_out.append(w)
     out = np.stack([np.stack([w[:, combos[:, t] == k].sum(axis=1) for k in range(K)],
                              axis=-1) for t in range(4)], axis=1)
     return out
@@ -1255,7 +1263,8 @@ def pattern_classes(labels: np.ndarray, K: int = len(COLOURS)) -> np.ndarray:
 
 
 def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
-              conf: np.ndarray, copies: int = SET_COPIES, sure: float = CONF_SET_SURE
+              conf: np.ndarray, copies: int = SET_COPIES, sure: float = CONF_SET_SURE,
+              own: np.ndarray | None = None, joint: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
     """Edge colours redecoded where the board holds a pattern more often than the set.
 
@@ -1266,7 +1275,11 @@ def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
     its four edges with the smallest summed evidence (``total (n, n, 4, K)``,
     :func:`edge_costs`: both sides of an edge) whose pattern the board does not yet hold
     ``copies`` times; the tile across each edge takes the same colour on its side (placed
-    tiles match). Returns the new labels and the ``(n, n)`` cells changed.
+    tiles match). A tile read whole (``joint (n, n, K⁴)``, the joint posterior of its
+    colourings, :func:`cell_glare_posteriors`; NaN elsewhere) weighs its colourings by
+    that instead of its triangles' own evidence one by one (``own (n, n, 4, K)``, the
+    part of ``total`` that is the cell's own). Returns the new labels and the ``(n, n)``
+    cells changed.
     """
     K = total.shape[-1]
     n = labels.shape[0]
@@ -1292,6 +1305,9 @@ def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
         held = np.bincount(cls[is_tile], minlength=K ** 4)
         held[cls[r, c]] -= 1
         cost = total[r, c, np.arange(4), combos].sum(axis=1)
+        if joint is not None and own is not None and np.isfinite(joint[r, c]).all():
+            cost = (cost - own[r, c, np.arange(4), combos].sum(axis=1)
+                    - np.log(np.maximum(joint[r, c], 1e-12)) * POSTERIOR_SCALE)
         cost = np.where(held[combo_cls] >= copies, np.inf, cost)
         done[r, c] = True
         if not np.isfinite(cost.min()):
@@ -1358,14 +1374,16 @@ def tile_prototypes(gb: np.ndarray, lab: np.ndarray, ok: np.ndarray, K: int,
 
 def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        local: np.ndarray, clip_rgb: np.ndarray, on_tiles: np.ndarray,
-                       fit: np.ndarray) -> np.ndarray:
+                       fit: np.ndarray, joint: np.ndarray | None = None) -> np.ndarray:
     """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
     tiles having red clipped in at least one triangle (green and blue in none) read
     whole by :func:`cell_glare_posteriors`, unless read one colour all round (every
     one-colour reading fits such a cell alike; an uncovered printed field is one).
     Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
     colour as read, or of those with green and blue unclipped where fewer than 3 are
-    (a warm lamp clips the red of every yellow); unchanged when still fewer."""
+    (a warm lamp clips the red of every yellow); unchanged when still fewer. ``joint``
+    (``(n, n, K⁴)``, optional) takes the joint posterior of the colourings of every cell
+    read whole (see :func:`cell_glare_posteriors`)."""
     wb = tri / gain
     level = _print_level(local, gain)
     gb = (wb[..., 1:] / level[..., None])[on_tiles]                 # (N, 2)
@@ -1400,9 +1418,14 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
-    joint = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
+    whole: list = []
+    marg = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick],
+                                 joint_out=whole)
+    if joint is not None:
+        rc = np.argwhere(on_tiles[..., 0])[pick]
+        joint[rc[:, 0], rc[:, 1]] = whole[0]
     # a triangle with its red unclipped keeps its own reading (red tells colours apart)
-    out[pick] = np.where(red_c[pick][..., None], joint, out[pick])
+    out[pick] = np.where(red_c[pick][..., None], marg, out[pick])
     return out.reshape(-1, K)
 
 
@@ -1537,14 +1560,16 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             post_g /= post_g.sum(axis=1, keepdims=True)
             post = np.where(glared[:, None], post_g, post)
     # glare-lit tiles read whole: the four triangles share the tile's light and glare
+    joint = np.full((n, n, len(COLOURS) ** 4), np.nan)   # their colourings' posterior
     if post is not None:
-        post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit)
+        post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit, joint)
     elif on_tiles.any():
         # too few tiles of some colour for a mixture: the hue evidence as posteriors
         e = np.exp(-(dist[on_tiles] - dist[on_tiles].min(-1, keepdims=True))
                    / POSTERIOR_SCALE)
         hue_post = e / e.sum(axis=1, keepdims=True)
-        whole = _cells_under_glare(hue_post, tri, gain, local, clip_rgb, on_tiles, fit)
+        whole = _cells_under_glare(hue_post, tri, gain, local, clip_rgb, on_tiles, fit,
+                                   joint)
         if whole is not hue_post:
             post = whole
     if post is not None:
@@ -1611,7 +1636,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                             is_joker, uncovered, mism)
     # the set holds every pattern twice: a pattern read more often is misread somewhere
     total = edge_costs(dist, is_tile, rim_known, np.where(clipped, CLIPPED_WEIGHT, 1.0))
-    labels, reset = set_limit(labels, total, is_tile, conf)
+    weight = np.where(clipped, CLIPPED_WEIGHT, 1.0)
+    labels, reset = set_limit(labels, total, is_tile, conf, own=dist * weight[..., None],
+                              joint=joint)
     if reset.any():
         for r, c in zip(*np.nonzero(reset), strict=True):
             rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
