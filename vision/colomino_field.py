@@ -13,7 +13,8 @@ Steps 1–3 of the Colomino pipeline (:mod:`vision.colomino_recognition` reads t
    outlines, then the colour regions grown by a fifth (a table taking a game colour —
    a red gingham — leaves the board's other colours mixing in parts of it only), and
    last the outlines of the light regions of the board print (:func:`_print_quads`; a
-   cloth taking three game colours spreads the colour clusters over the table).
+   cloth taking three game colours spreads the colour clusters over the table) and of
+   the regions where all four game colours mix.
 2. *Straighten*: each candidate is rectified (homography) and its outline re-fitted
    twice on the ring of rim markings (or, failing that, on the board print's colour,
    white-patch balanced): per side, the line most of the outermost marked pixels follow
@@ -152,9 +153,12 @@ unsaturated regions (white-patch balanced, closed over about a cell) are tried w
 clear grid was found (taken only with a grid score of at least SURE_GRID_SCORE: the
 white stripes of a yellow-striped cloth under a CARIBO figure were read as a 12×12
 ruler at 0.42), and their straightened fields are compared with a field still weak.
-Not fixed: dev hard #13, a small 12×12 board on a green/white-striped cloth under
-3100 K with an arm's shadow (the cloth's white base joins the print's light region, the
-green stripes spread the colour clusters; no board found).
+Dev hard #13, a small 12×12 board on a green/white-striped cloth beside a dark floor
+under 3100 K (no board found: the floor's noise read as red, a few yellow specks and the
+green stripes mix three classes across the photo, so every colour cluster spans the
+photo's width; the cloth's white base joins the print's light region): the regions
+where all four game colours mix (``need=4``) are tried last with the print's regions,
+and the board is found there (ruler 0.67, corner error 0.055 cell).
 Speed, tried and dropped: stopping the MSAC once a hypothesis is clearly best (widest
 rectangles first, stop at a truncated cost below a fifth of the cap over all crossings):
 in the wide crossing searches the best hypothesis has only 12-57 % of the crossings
@@ -290,7 +294,8 @@ def _colour_classes_small(small: np.ndarray, gains: np.ndarray | None = None) ->
 
 def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
                           classes: list[np.ndarray] | None = None,
-                          grow: float = 0.0, memo: dict | None = None) -> list[np.ndarray]:
+                          grow: float = 0.0, memo: dict | None = None,
+                          need: int | None = None) -> list[np.ndarray]:
     """Minimum-area rectangles ``(4, 2)`` around the regions where the game colours mix.
 
     A class covering a fifth of the photo is the table (or the light) and is dropped.
@@ -301,14 +306,17 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
     this fraction of the photo's shorter side (the thin ring of rim markings beside a
     board's empty rows is too sparse to join the region of its tiles). ``memo``: a dict
     kept between calls on the same ``small`` and ``classes`` (the region before growing
-    is computed once).
+    is computed once). ``need``: the classes that must occur within a window (None:
+    three, or two when only two are left; 4: every game colour, as on a board with
+    tiles, while a table taking one colour with a few scattered others mixes three).
     """
-    if memo is not None and "region" in memo:
-        region, coloured = memo["region"]
+    key = ("region", need)
+    if memo is not None and key in memo:
+        region, coloured = memo[key]
     else:
-        region, coloured = _cluster_region(small, gains, classes)
+        region, coloured = _cluster_region(small, gains, classes, need)
         if memo is not None:
-            memo["region"] = region, coloured
+            memo[key] = region, coloured
     if region is None:
         return []
     h, w = small.shape[:2]
@@ -326,16 +334,16 @@ def _colour_cluster_quads(small: np.ndarray, gains: np.ndarray | None = None,
 
 
 def _cluster_region(small: np.ndarray, gains: np.ndarray | None,
-                    classes: list[np.ndarray] | None):
+                    classes: list[np.ndarray] | None, need: int | None = None):
     """``(region (h, w) uint8, coloured (h, w) bool)`` of :func:`_colour_cluster_quads`
-    before growing — where at least three classes (not the table's) occur within a
-    window, and the pixels of any such class — or ``(None, None)`` with fewer than two
-    classes left."""
+    before growing — where at least three classes (``need`` if given; not the table's)
+    occur within a window, and the pixels of any such class — or ``(None, None)`` with
+    fewer than two classes left (or fewer than ``need``)."""
     h, w = small.shape[:2]
     if classes is None:
         classes = _colour_classes_small(small, gains)
     masks = [m for m in classes if np.count_nonzero(m) / m.size < 0.2]
-    if len(masks) < 2:
+    if len(masks) < max(2, need or 0):
         return None, None
     # class densities on a 4× coarser grid (area-averaged masks), window a sixth of the photo
     ch, cw = max(1, h // 4), max(1, w // 4)
@@ -347,7 +355,8 @@ def _cluster_region(small: np.ndarray, gains: np.ndarray | None,
         coarse = cv2.resize(mk.astype(np.float32), (cw, ch), interpolation=cv2.INTER_AREA)
         div += cv2.blur(coarse, (win, win)) > 0.01
     div = cv2.resize(div.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
-    need = min(3, len(masks))
+    if need is None:
+        need = min(3, len(masks))
     return (div >= need).astype(np.uint8), coloured
 
 
@@ -946,8 +955,13 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         # no clear grid from the colour clusters or the edges: the light regions of the
         # board print (a table taking three game colours spreads the clusters over it),
         # taken only with a clear grid (the white stripes of a cloth read as a ruler)
-        for q in _print_quads(small, gains):
-            q = _expand(q, 1.03) / s
+        # ... and the regions where all four game colours mix (a table taking one
+        # colour, with a few scattered pixels of others, joins the three-class regions
+        # over it: a green-striped cloth beside a dark floor read as red)
+        last = [_expand(q, 1.03) / s for q in _print_quads(small, gains)]
+        last += [_expand(q, 1.06) / s for q in _colour_cluster_quads(
+            small, gains, classes, memo=memo, need=4)]
+        for q in last:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
                                      gains, sizes, own_views=own_views)
             for opt in _options(*got) if got else []:
