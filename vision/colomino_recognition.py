@@ -47,7 +47,8 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    pattern twice (SPEC): where more tiles than that read one pattern, the least sure
    beyond the two surest are redecoded to the best colouring the board does not yet
    hold twice (:func:`set_limit`, after the confidences, which are then recomputed; a
-   tile read whole by its joint colourings, edge by edge otherwise).
+   tile's colourings weighed jointly, as :func:`cell_glare_posteriors` reads a tile
+   whole, where the photo's colour prototypes are known; edge by edge otherwise).
 5. *Orient* (before the edge decoding of step 4, which uses the oriented layout): the
    read rim is compared with the default layouts in all four turns; the best turn fixes
    the base line (south). If none fits, the read rim is returned under
@@ -238,7 +239,9 @@ boards (9 of 35 wrong cells); redecoding the least sure of them fixed a cell or 
 board but won none (the redecoded tile often gets one of two wrong edges right: its
 edges are chosen one by one from the evidence that misread them); a tile read whole
 (:func:`cell_glare_posteriors`) is redecoded by its joint colourings instead (cached:
-dev hard 149 -> 148 wrong cells, held-out hard 42 -> 41 and one board more). Tinted white cells
+dev hard 149 -> 148 wrong cells, held-out hard 42 -> 41 and one board more), and then
+every tile so, glare-lit or not (dev normal #17 GBBG: its two blues go together; dev
+normal 39 -> 38, held-out hard 41 -> 40). Tinted white cells
 flat against a single plain neighbour (the tint rule vetoed by :data:`JOKER_MIN_STEP`)
 were all true jokers on dev (4, two on a base row): the veto now needs two flat sides
 (dev hard +1 board, fresh held-out 11204 normal +2); letting every joker rule pass with
@@ -1275,11 +1278,11 @@ def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
     its four edges with the smallest summed evidence (``total (n, n, 4, K)``,
     :func:`edge_costs`: both sides of an edge) whose pattern the board does not yet hold
     ``copies`` times; the tile across each edge takes the same colour on its side (placed
-    tiles match). A tile read whole (``joint (n, n, K⁴)``, the joint posterior of its
-    colourings, :func:`cell_glare_posteriors`; NaN elsewhere) weighs its colourings by
-    that instead of its triangles' own evidence one by one (``own (n, n, 4, K)``, the
-    part of ``total`` that is the cell's own). Returns the new labels and the ``(n, n)``
-    cells changed.
+    tiles match). A tile with ``joint (n, n, K⁴)`` (the joint posterior of its colourings,
+    its four triangles sharing one light and one glare, :func:`cell_glare_posteriors`;
+    NaN where unknown) weighs its colourings by that instead of its triangles' own
+    evidence one by one (``own (n, n, 4, K)``, the part of ``total`` that is the cell's
+    own). Returns the new labels and the ``(n, n)`` cells changed.
     """
     K = total.shape[-1]
     n = labels.shape[0]
@@ -1382,8 +1385,9 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
     colour as read, or of those with green and blue unclipped where fewer than 3 are
     (a warm lamp clips the red of every yellow); unchanged when still fewer. ``joint``
-    (``(n, n, K⁴)``, optional) takes the joint posterior of the colourings of every cell
-    read whole (see :func:`cell_glare_posteriors`)."""
+    (``(n, n, K⁴)``, optional) takes the joint posterior of the colourings of every tile
+    as :func:`cell_glare_posteriors` reads it whole (for :func:`set_limit`; only the
+    tiles picked above take it as their reading)."""
     wb = tri / gain
     level = _print_level(local, gain)
     gb = (wb[..., 1:] / level[..., None])[on_tiles]                 # (N, 2)
@@ -1415,15 +1419,16 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     # fits every one-colour reading alike: nothing to add, and it is kept as read
     own = lab.reshape(cells, 4)
     pick = (red_c.sum(axis=1) >= 1) & ~gb_clip.any(axis=1) & (own != own[:, :1]).any(axis=1)
+    if joint is not None:
+        whole: list = []
+        cell_glare_posteriors(gb.reshape(cells, 4, 2), proto, post.reshape(cells, 4, K),
+                              joint_out=whole)
+        rc = np.argwhere(on_tiles[..., 0])
+        joint[rc[:, 0], rc[:, 1]] = whole[0]
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
-    whole: list = []
-    marg = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick],
-                                 joint_out=whole)
-    if joint is not None:
-        rc = np.argwhere(on_tiles[..., 0])[pick]
-        joint[rc[:, 0], rc[:, 1]] = whole[0]
+    marg = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
     # a triangle with its red unclipped keeps its own reading (red tells colours apart)
     out[pick] = np.where(red_c[pick][..., None], marg, out[pick])
     return out.reshape(-1, K)
