@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/caribo_recognition_confidence.py [--cache F.json]
-        [--weights W1,...,W5,B] [--fit] DIR [DIR ...]
+        [--weights W1,...,B] [--fit] [--runs R.json] DIR [DIR ...] [--heldout DIR ...]
 
 For every photo (``*.jpg`` + ``*.json`` from ``boardcam dataset``) the answer's tiles are
 matched to the truth pieces by pixel centre (within 0.3 tile pitch), the answer's 60°
@@ -28,7 +28,16 @@ the tables can be recomputed for other weights without reading the photos again:
     folders, print them and the tables before (current weights) and after (fitted).
 ``--runs R.json``
     take the folders' photos from a ``caribo_recognition_runs.py`` result file (it
-    records the same features and outcomes) instead of reading them.
+    records the same features and outcomes) instead of reading them (may repeat).
+``--heldout DIR ...``
+    folders reported with the current and the fitted weights but never fitted on.
+``--small-weight W``, ``--l2 L``
+    the fit's weight of the tiles of readings of at most three tiles (few among the big
+    figures' hundreds) and its L2 penalty on the weights.
+
+The tables are printed per folder, for the readings of at most three tiles and the
+bigger ones over all folders, and for all; each with the tiles stated >= 0.99 and how
+many of them are wrong.
 """
 
 from __future__ import annotations
@@ -47,6 +56,8 @@ from vision.image_io import decode_photo
 from vision.recognize import NothingFound
 
 BINS = ((0.0, 0.5), (0.5, 0.8), (0.8, 0.9), (0.9, 0.99), (0.99, 1.01))
+SMALL_TILES = 3
+"""Readings of at most this many tiles are reported apart ("small") as well."""
 
 
 def truth_centres(truth: dict, lone_pitch: float) -> tuple[np.ndarray, float]:
@@ -142,43 +153,80 @@ def calibrated(photo: dict, weights) -> list[float]:
     return [t["confidence"] for t in ans["tiles"]]
 
 
-def fit(photos: list[dict], l2: float = 1e-3) -> tuple[float, ...]:
-    """Logistic regression of tile right on the calibration features (tiny L2 on weights)."""
+def fit(photos: list[dict], l2: float = 1e-3, small_weight: float = 1.0) -> tuple[float, ...]:
+    """Logistic regression of tile right on the calibration features (tiny L2 on weights).
+
+    ``small_weight``: the weight of a tile of a reading with at most
+    :data:`SMALL_TILES` tiles in the likelihood (small figures are few tiles among the
+    big figures' hundreds)."""
     X, y = design(photos)
+    sw = np.concatenate([np.full(len(p["raw"]), small_weight if len(p["raw"]) <= SMALL_TILES
+                                 else 1.0) for p in photos if p["raw"]] or [np.zeros(0)])
     Xb = np.column_stack([X, np.ones(len(X))])
 
     def loss(w):
         z = Xb @ w
-        ll = np.logaddexp(0.0, z) - y * z
-        g = Xb.T @ (1 / (1 + np.exp(-z)) - y)
+        ll = sw * (np.logaddexp(0.0, z) - y * z)
+        g = Xb.T @ (sw * (1 / (1 + np.exp(-z)) - y))
         return ll.sum() + l2 * w[:-1] @ w[:-1], g + np.r_[2 * l2 * w[:-1], 0.0]
 
     res = minimize(loss, np.asarray(cr.CONFIDENCE_WEIGHTS, float), jac=True, method="BFGS")
     return tuple(round(float(v), 4) for v in res.x)
 
 
-def report(photos: list[dict], weights, title: str) -> None:
-    """Print the tile and board reliability tables and the tile log-loss."""
-    tiles, boards = [], []
+def report(photos: list[dict], weights, title: str, boards: bool = True) -> None:
+    """Print the tile (and board) reliability tables, the tile log-loss and the tiles
+    stated >= 0.99 that are wrong."""
+    tiles, brd = [], []
     for p in photos:
         if not p["raw"]:
-            boards.append((0.0, False))
+            brd.append((0.0, False))
             continue
         conf = calibrated(p, weights)
         tiles += list(zip(conf, p["right"], strict=True))
-        boards.append((float(np.prod(conf)), p["perfect"]))
+        brd.append((float(np.prod(conf)), p["perfect"]))
     print(f"== {title}  weights {tuple(weights)}")
-    for name, rows in (("tiles", tiles), ("boards", boards)):
+    for name, rows in (("tiles", tiles), ("boards", brd))[:2 if boards else 1]:
         arr = np.array(rows, float).reshape(-1, 2)
+        if not len(arr):
+            continue
         c = np.clip(arr[:, 0], 1e-4, 1 - 1e-4)
         ll = -np.mean(arr[:, 1] * np.log(c) + (1 - arr[:, 1]) * np.log(1 - c))
+        sure = arr[:, 0] >= 0.99
         print(f"{name}: n={len(arr)}  right {arr[:, 1].mean():.3f}  log-loss {ll:.4f}  "
-              f"brier {np.mean((arr[:, 0] - arr[:, 1]) ** 2):.4f}")
+              f"brier {np.mean((arr[:, 0] - arr[:, 1]) ** 2):.4f}  stated >= 0.99: "
+              f"{int(sure.sum())}, wrong {int((sure & (arr[:, 1] == 0)).sum())}")
         for lo, hi in BINS:
             m = (arr[:, 0] >= lo) & (arr[:, 0] < hi)
             if m.any():
                 print(f"  confidence [{lo:.2f}, {min(hi, 1.0):.2f}): n={int(m.sum()):4d}  "
                       f"stated {arr[m, 0].mean():.3f}  observed {arr[m, 1].mean():.3f}")
+
+
+def report_groups(groups: dict[str, list[dict]], weights, title: str) -> None:
+    """:func:`report` per folder, then per kind (readings of at most
+    :data:`SMALL_TILES` tiles / bigger ones) over all folders."""
+    for name, photos in groups.items():
+        report(photos, weights, f"{title}: {name}", boards=False)
+    everything = [p for photos in groups.values() for p in photos]
+    small = [p for p in everything if p["raw"] and len(p["raw"]) <= SMALL_TILES]
+    big = [p for p in everything if p["raw"] and len(p["raw"]) > SMALL_TILES]
+    report(small, weights, f"{title}: readings of <= {SMALL_TILES} tiles", boards=False)
+    report(big, weights, f"{title}: readings of > {SMALL_TILES} tiles", boards=False)
+    report(everything, weights, f"{title}: all")
+
+
+def load(folders: list[str], cache: dict, cache_path: Path | None) -> dict[str, list[dict]]:
+    """The photos' records per folder, read (and cached) when not in ``cache``."""
+    groups = {}
+    for folder in folders:
+        key = str(Path(folder).resolve())
+        if key not in cache:
+            cache[key] = read_folder(folder)
+            if cache_path:
+                cache_path.write_text(json.dumps(cache))
+        groups[Path(folder).name] = cache[key]
+    return groups
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -188,26 +236,29 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", type=Path)
     ap.add_argument("--weights", type=lambda s: tuple(float(v) for v in s.split(",")))
     ap.add_argument("--fit", action="store_true")
-    ap.add_argument("--runs", type=Path)
+    ap.add_argument("--small-weight", type=float, default=1.0)
+    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--heldout", nargs="*", default=[])
+    ap.add_argument("--runs", type=Path, action="append", default=[])
     args = ap.parse_args(argv)
     cache = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
-    if args.runs:
-        for key, recs in json.loads(args.runs.read_text()).items():
+    for runs in args.runs:
+        for key, recs in json.loads(runs.read_text()).items():
             cache[key] = [{**r, "raw": r.get("raw") if "right" in r else None}
                           for r in recs if "perfect" in r]
-    photos = []
-    for folder in args.folders:
-        key = str(Path(folder).resolve())
-        if key not in cache:
-            cache[key] = read_folder(folder)
-            if args.cache:
-                args.cache.write_text(json.dumps(cache))
-        photos += cache[key]
+    dev = load(args.folders, cache, args.cache)
+    held = load(args.heldout, cache, args.cache)
     current = args.weights or cr.CONFIDENCE_WEIGHTS
-    report(photos, current, "current" if args.weights is None else "given")
+    name = "current" if args.weights is None else "given"
+    report_groups(dev, current, f"{name} dev")
+    if held:
+        report_groups(held, current, f"{name} held-out")
     if args.fit:
-        fitted = fit(photos)
-        report(photos, fitted, "fitted")
+        fitted = fit([p for photos in dev.values() for p in photos], args.l2,
+                     args.small_weight)
+        report_groups(dev, fitted, "fitted dev")
+        if held:
+            report_groups(held, fitted, "fitted held-out")
         print("CONFIDENCE_WEIGHTS = (" + ", ".join(f"{v:g}" for v in fitted) + ")")
 
 
