@@ -199,12 +199,14 @@ colours were read without doubt; the figures are in its docstring). Failures of 
 dev small normal figures (15 of 36, ``benchmarks/caribo_recognition_small.py``): 4
 without a right lattice candidate; 5 colour misreads on the right lattice (the 2-tile
 figure 34WY,34RY under a 3000-3600 K lamp read with an all-yellow tile, 3 times; green
-read as slate/blue twice), 1 white tile missed, 2 a right lattice not chosen (3t 11154:
-a 5-tile reading of another lattice scores 3.3 over the right one's 3.0, cause (a) of
-session 10), 3 "no tiles". Of the 14 dev small photos answered "no tiles" although a
-reading existed, every rejected reading (read again with the floor off) was wrong: the
-floor (:data:`MIN_TILE_CONFIDENCE`) costs no right answer there, the misses come from
-the lattice choice and the colours before it.
+read as slate/blue twice; looked at: the same with :func:`_own_light` off, so it is
+the light and paint clusters fitted on the core cells that read the two white segments
+of 34WY as yellow; not fixed), 1 white tile missed, 2 a right lattice not chosen (3t
+11154: another lattice's 5-tile reading chosen over the right one's exact 3-tile reading
+of quality 3.0, cause (a) of session 10), 3 "no tiles". Of the 14 dev small photos
+answered "no tiles" although a reading existed, every rejected reading (read again with
+the floor off) was wrong: the floor (:data:`MIN_TILE_CONFIDENCE`) costs no right answer
+there, the misses come from the lattice choice and the colours before it.
 """
 
 from __future__ import annotations
