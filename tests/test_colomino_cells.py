@@ -637,8 +637,9 @@ def test_glare_lit_tiles_are_read_whole_but_a_one_colour_cell_is_kept_as_read():
     assert out.reshape(n_cells, 4)[5].tolist() == [1] * 4             # kept as read
     # the joint posterior of every tile's colourings, for the set limit: handed back for
     # each tile (read whole or not), the answer itself unchanged
-    joint = np.full((1, n_cells, 4 ** 4), np.nan)
-    again = cr._cells_under_glare(post, tri, gain, local, clip, on, fit, joint)
+    stash: dict = {}
+    again = cr._cells_under_glare(post, tri, gain, local, clip, on, fit, stash)
+    joint = cr.joint_colourings(stash, (1, n_cells))
     assert np.array_equal(again.argmax(-1), out) and np.isfinite(joint).all()
     assert np.allclose(joint.sum(-1), 1.0)
     assert joint[0, 4].argmax() == ((2 * 4 + 1) * 4 + 2) * 4 + 0     # GYGR

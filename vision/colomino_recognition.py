@@ -1377,7 +1377,7 @@ def tile_prototypes(gb: np.ndarray, lab: np.ndarray, ok: np.ndarray, K: int,
 
 def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        local: np.ndarray, clip_rgb: np.ndarray, on_tiles: np.ndarray,
-                       fit: np.ndarray, joint: np.ndarray | None = None) -> np.ndarray:
+                       fit: np.ndarray, joint: dict | None = None) -> np.ndarray:
     """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
     tiles having red clipped in at least one triangle (green and blue in none) read
     whole by :func:`cell_glare_posteriors`, unless read one colour all round (every
@@ -1385,9 +1385,8 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
     colour as read, or of those with green and blue unclipped where fewer than 3 are
     (a warm lamp clips the red of every yellow); unchanged when still fewer. ``joint``
-    (``(n, n, K⁴)``, optional) takes the joint posterior of the colourings of every tile
-    as :func:`cell_glare_posteriors` reads it whole (for :func:`set_limit`; only the
-    tiles picked above take it as their reading)."""
+    (a dict, optional) takes what :func:`joint_colourings` needs to read every tile
+    whole (for :func:`set_limit`; only the tiles picked above take that reading)."""
     wb = tri / gain
     level = _print_level(local, gain)
     gb = (wb[..., 1:] / level[..., None])[on_tiles]                 # (N, 2)
@@ -1420,11 +1419,8 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     own = lab.reshape(cells, 4)
     pick = (red_c.sum(axis=1) >= 1) & ~gb_clip.any(axis=1) & (own != own[:, :1]).any(axis=1)
     if joint is not None:
-        whole: list = []
-        cell_glare_posteriors(gb.reshape(cells, 4, 2), proto, post.reshape(cells, 4, K),
-                              joint_out=whole)
-        rc = np.argwhere(on_tiles[..., 0])
-        joint[rc[:, 0], rc[:, 1]] = whole[0]
+        joint.update(cells=np.argwhere(on_tiles[..., 0]), gb=gb.reshape(cells, 4, 2),
+                     prior=post.reshape(cells, 4, K), proto=proto)
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
@@ -1432,6 +1428,21 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     # a triangle with its red unclipped keeps its own reading (red tells colours apart)
     out[pick] = np.where(red_c[pick][..., None], marg, out[pick])
     return out.reshape(-1, K)
+
+
+def joint_colourings(stash: dict, shape: tuple[int, int], K: int = len(COLOURS)
+                     ) -> np.ndarray:
+    """The joint posterior ``(*shape, K⁴)`` (``shape`` the board's cells, ``(n, n)``) of
+    every tile's colourings read whole
+    (:func:`cell_glare_posteriors` on what :func:`_cells_under_glare` put in ``stash``:
+    the tiles' cells, balanced green and blue, own posteriors and the prototypes); NaN
+    off the tiles or when ``stash`` is empty (no prototypes)."""
+    out = np.full((*shape, K ** 4), np.nan)
+    if stash:
+        whole: list = []
+        cell_glare_posteriors(stash["gb"], stash["proto"], stash["prior"], joint_out=whole)
+        out[stash["cells"][:, 0], stash["cells"][:, 1]] = whole[0]
+    return out
 
 
 def unlinked_cells(occupied: np.ndarray, printed: np.ndarray, sure: np.ndarray,
@@ -1565,16 +1576,16 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
             post_g /= post_g.sum(axis=1, keepdims=True)
             post = np.where(glared[:, None], post_g, post)
     # glare-lit tiles read whole: the four triangles share the tile's light and glare
-    joint = np.full((n, n, len(COLOURS) ** 4), np.nan)   # their colourings' posterior
+    stash: dict = {}      # to read every tile whole, should the set limit need it
     if post is not None:
-        post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit, joint)
+        post = _cells_under_glare(post, tri, gain, local, clip_rgb, on_tiles, fit, stash)
     elif on_tiles.any():
         # too few tiles of some colour for a mixture: the hue evidence as posteriors
         e = np.exp(-(dist[on_tiles] - dist[on_tiles].min(-1, keepdims=True))
                    / POSTERIOR_SCALE)
         hue_post = e / e.sum(axis=1, keepdims=True)
         whole = _cells_under_glare(hue_post, tri, gain, local, clip_rgb, on_tiles, fit,
-                                   joint)
+                                   stash)
         if whole is not hue_post:
             post = whole
     if post is not None:
@@ -1642,6 +1653,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # the set holds every pattern twice: a pattern read more often is misread somewhere
     total = edge_costs(dist, is_tile, rim_known, np.where(clipped, CLIPPED_WEIGHT, 1.0))
     weight = np.where(clipped, CLIPPED_WEIGHT, 1.0)
+    held = np.bincount(pattern_classes(labels)[is_tile], minlength=1)
+    joint = joint_colourings(stash, (n, n)) if held.max() > SET_COPIES else None
     labels, reset = set_limit(labels, total, is_tile, conf, own=dist * weight[..., None],
                               joint=joint)
     if reset.any():
