@@ -413,3 +413,18 @@ def test_locate_field_on_an_odd_sized_photo():
     want = np.array(truth["board_corners_px"], np.float64)
     pitch = float(np.linalg.norm(want[1] - want[0])) / n
     assert max(float(np.min(np.linalg.norm(got - p, axis=1))) for p in want) < 0.5 * pitch
+
+
+def test_same_field_by_size_and_corners():
+    n, M = 12, cf.MARGIN_CELLS * cf.CELL
+    quad = np.array([[100, 80], [700, 90], [690, 680], [110, 670]], np.float64)
+    Hc = sg.square_homography(quad, n * cf.CELL, M)
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+
+    def start(q):
+        return cv2.getPerspectiveTransform(np.asarray(q, np.float32), unit)
+
+    cell = 50.0  # about 600 px / 12
+    assert cf._same_field(n, Hc, n, start(quad + [0.6 * cell, -0.4 * cell]))
+    assert not cf._same_field(n, Hc, n, start(quad + [2.0 * cell, 0.0]))
+    assert not cf._same_field(n, Hc, 9, start(quad))

@@ -876,6 +876,22 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
     return n, Hc, canon
 
 
+def _same_field(n: int, Hc: np.ndarray, m: int, Hu: np.ndarray, tol: float = 1.0) -> bool:
+    """Whether a start ``(m, Hu)`` (``Hu``: image → unit field square) is the n×n field
+    ``Hc`` (image → canonical view) found already: the same size, every field corner
+    within ``tol`` cells (the cell measured along the found field's outline)."""
+    if m != n:
+        return False
+    M = MARGIN_CELLS * CELL
+    E = M + n * CELL
+    found = cv2.perspectiveTransform(np.array([[[M, M], [E, M], [E, E], [M, E]]],
+                                              np.float64), np.linalg.inv(Hc))[0]
+    start = cv2.perspectiveTransform(np.array([[[0, 0], [1, 0], [1, 1], [0, 1]]],
+                                              np.float64), np.linalg.inv(Hu))[0]
+    cell = float(np.mean(np.linalg.norm(found - np.roll(found, -1, axis=0), axis=1))) / n
+    return bool(np.all(np.linalg.norm(found - start, axis=1) <= tol * cell))
+
+
 def _options(fit, Hq: np.ndarray, ruler) -> list[tuple]:
     """The grids one candidate offers (:func:`_grid_in_candidate`'s ``(fit, Hq, ruler)``)
     as ``(score, n, H image → unit field square, source)``: the rim ruler's, then the
@@ -1040,6 +1056,8 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             if not opts:
                 continue
             opt = max(opts, key=lambda o: o[0])
+            if _same_field(n, Hc, opt[1], opt[2]):
+                continue  # the field found already: it would finish the same
             got = _straighten(image, image_gray, opt[1], opt[2], sizes)
             got_evidence = _field_evidence(got[2], got[0])
             if got_evidence > evidence + 0.1:
