@@ -714,3 +714,46 @@ def _plausible_update_reference(H, Hn, cells):
         return False
     ratio = np.hypot(*eb.T) / np.maximum(pitch, 1e-9)
     return bool(np.all((ratio > 0.75) & (ratio < 1.25)))
+
+
+def test_first_regrowth_step_refits_an_affine_map(monkeypatch):
+    """With :data:`vision.caribo_lattice.AFFINE_START` the first regrowth step (window of
+    :data:`vision.caribo_lattice.AFFINE_RADIUS` pitches) fits an affine map through the
+    cells' measured moves, later steps a homography; without it every step a
+    homography."""
+    A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
+                                             np.array([360.0, 240.0]))
+    Ht = A @ np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.004, 0.008, 1.0]])
+    cells = np.array([(q, r) for q in range(-3, 4) for r in range(-3, 4)], np.int64)
+    world = hexlattice.axial_to_world(cells)
+    shifts = hexlattice.shift_grid(6.0, 7)
+    # every cell's score peaks at the shift nearest its true (perspective) position
+    target = hexlattice.apply_homography(Ht, world) - hexlattice.apply_homography(A, world)
+    scores = -np.hypot(*(shifts[None] - target[:, None]).transpose(2, 0, 1))
+    off = caribo_lattice._refit(A, cells, shifts, scores, 6.0, caribo_lattice.AFFINE_RADIUS)
+    monkeypatch.setattr(caribo_lattice, "AFFINE_START", True)
+    near = caribo_lattice._refit(A, cells, shifts, scores, 6.0, caribo_lattice.AFFINE_RADIUS)
+    far = caribo_lattice._refit(A, cells, shifts, scores, 6.0, 10.0)
+    assert np.array_equal(near[2], [0.0, 0.0, 1.0])
+    assert not np.allclose(far[2, :2], 0.0) and not np.allclose(off[2, :2], 0.0)
+    best = hexlattice.apply_homography(A, world) + shifts[np.argmax(scores, axis=1)]
+    for H in (near, far):  # both follow the measured moves
+        assert np.median(np.hypot(*(hexlattice.apply_homography(H, world) - best).T)) < 2.0
+
+
+def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
+    """Dev hard photo (dataset seed 11001, photo 14): a homography refitted through the
+    cells near the seed in the first regrowth step throws far tiles off their cells, and
+    no candidate puts every tile on its own; with the affine first step
+    (:data:`vision.caribo_lattice.AFFINE_START`, off: not better on held-out photos) the
+    first candidate does."""
+    from vision.simulator.dataset import photo_seed, random_photo
+
+    photo = random_photo("caribo", photo_seed(11001, 14), "hard")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    lab, paint, scale = _lattice_inputs(image)
+    pieces = photo.truth["pieces"]
+
+    assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
+    monkeypatch.setattr(caribo_lattice, "AFFINE_START", True)
+    assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]

@@ -94,6 +94,25 @@ neither #37 nor #8 got a right candidate; (b) leaving out of :func:`_cells_many`
 cells whose distance to the paint exceeds their sample radius (85 % of the cells sampled
 there; exact, but find_lattice CPU 1.03x: mapping the bound costs what the samples
 saved).
+
+Session 11 (dev 11001 hard / 11000 normal, held-out 11003 hard / 11002 normal; first 15
+dev hard photos of at least four tiles with ``benchmarks/caribo_lattice_misses.py``: right
+lattice first 8, later 2, none 5: "directions" 3, "partial" 2). The "directions off"
+cause is measured at the figure centre, but under the hard views the truth lattice's line
+directions turn across the figure: the whole paint's directions are 1° off at one tile
+and 11-22° at another of the same photo (11001 #0, #1, #2, #4, #5), so no affine start
+fits a whole figure and the start only needs to fit its seed's surroundings. Tried and
+dropped: (a) each seed's directions from the paint within 110 px of it (error at the
+seeds e.g. 11.5 / 3.2 / 7.8° → 4.2 / 1.7 / 3.2° on #0, 8.9 / 20.1 / 8.2° → 4.2 / 3.8 /
+2.5° on #2), but on the first six dev hard photos right-first 3 → 2 and #5 lost its right
+candidate; (b) directions from the gradients of the paint mask itself (the figure's
+outline, no table texture): 8.6-11.9° off at the centre against 3.0-9.3° (the tiles'
+side faces add their own lines); (c) from the Lab gradients of the eroded figure only:
+2.3-7.0° against 3.0-9.3°, mixed. Tracing the truth offsets of each start through the
+regrowth showed where right lattices are lost: starts with every tile (or all but one) on
+its cell end with 4-10 tiles off after the first step's homography refit, through the
+perspective terms it fits to the noisy shifts of 6-15 cells; an affine first step
+(:data:`AFFINE_START`) fixes those but loses others, measured there: off.
 """
 
 from __future__ import annotations
@@ -771,6 +790,54 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, are
 
 
 
+AFFINE_START = False
+"""Whether the first regrowth steps (window radius up to :data:`AFFINE_RADIUS` pitches)
+refit an affine map instead of a homography (:func:`_refit`). Off: measured in session 11
+(``boardcam evaluate`` on the first 20 photos of each set, off → on, perfect % / tile
+errors): dev 11001 hard 60 → 70 % / 101 → 82, dev 11000 normal 90 → 90 % / 29 → 29,
+held-out 11003 hard 70 → 65 % / 71 → 67 (photo 15 perfect → 8 errors, two photos "no
+tiles" instead of wrong readings), held-out 11002 normal 80 → 80 % / 21 → 24 (photo 1
+perfect → 5 errors): better in sum (60 → 61 boards, 222 → 202 errors of 80 photos) but
+held-out worse, so not taken. Why it helps and hurts: the first step's 6-15 cells
+measure their outline shifts with noise of about the search width (0.15 pitch); a
+homography through them has perspective terms fitted to that noise, which moved a start
+with every tile on its cell to 10 of 23 tiles off (dev hard 11001 #4) and left 11001 #10
+and #14 without a right candidate; an affine fit through the same noisy moves loses
+others (held-out normal 11002 #1: the homography refit kept all 12 tiles, the affine one
+lost one; on that start a least-median-of-squares affine fit kept them, not tried
+further). Also tried: both fits and the
+homography only where it explains strictly more cells' moves (inliers): dev hard 60 →
+60 % / 101 → 106, held-out hard 70 → 70 % / 71 → 67, normal 90 → 90 % / 29 → 29,
+held-out normal 80 → 85 % / 21 → 23 (and with the two first steps, radius 4: dev hard 55
+%, 99); not taken either."""
+AFFINE_RADIUS = 2.5
+"""Regrowth steps (:data:`REFINE_SCHEDULE`) whose window radius is at most this many
+pitches refit an affine map when :data:`AFFINE_START` is on (2.5: the first step only).
+Right lattice first / without a right candidate on the first 15 dev hard photos (11001,
+``benchmarks/caribo_lattice_misses.py``): homography 8 / 5, radius 2.5 11 / 3, radius 4.0
+(the first two steps) 9 / 6."""
+
+
+def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndarray,
+           search: float, radius: float) -> np.ndarray:
+    """The regrowth refit of ``H`` (3 × 3, world → px) from the outline ``scores``
+    ``(N, S)`` of ``cells`` (axial ``(N, 2)``) shifted by ``shifts`` ``(S, 2)`` px
+    (half-width ``search`` px): :func:`vision.hexlattice.refit_on_scores` (a RANSAC
+    homography), or with :data:`AFFINE_START` in a window of at most
+    :data:`AFFINE_RADIUS` pitches a RANSAC affine map through the same moves (the
+    homography refit when that fails or there are fewer than 6 cells)."""
+    if AFFINE_START and radius <= AFFINE_RADIUS and len(cells) >= 6:
+        world = hexlattice.axial_to_world(cells)
+        best = np.argmax(scores, axis=1)
+        moved = hexlattice.apply_homography(H, world) + shifts[best]
+        M, _ = cv2.estimateAffine2D(world, moved, method=cv2.RANSAC,
+                                    ransacReprojThreshold=max(1.0, search * 0.6),
+                                    maxIters=hexlattice.RANSAC_ITERATIONS)
+        if M is not None and np.isfinite(M).all():
+            return np.vstack([M, [0.0, 0.0, 1.0]])
+    return hexlattice.refit_on_scores(H, cells, shifts, scores, search)[0]
+
+
 def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox) -> list[np.ndarray]:
     """:func:`_refine_lattice` of several ``(H, pitch, c0)`` starts, each step's cells and
     outline scores of all of them sampled at once; the refined homographies in order."""
@@ -786,7 +853,7 @@ def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox) -> list[np
                  hexlattice.shift_grid(search * starts[j][1], 7))
                 for j, cells in zip(active, found, strict=True)]
         scores = hexlattice.outline_scores(signal, jobs)
-        news = [hexlattice.refit_on_scores(Hs[j], cells, job[2], sc, search * starts[j][1])[0]
+        news = [_refit(Hs[j], cells, job[2], sc, search * starts[j][1], radius)
                 for j, cells, job, sc in zip(active, found, jobs, scores, strict=True)]
         takes = _plausible_many([Hs[j] for j in active], news, [job[1] for job in jobs])
         for j, Hn, take in zip(active, news, takes, strict=True):
@@ -804,7 +871,9 @@ def _refine_lattice(H: np.ndarray, pitch: float, signal: np.ndarray, paint: np.n
         cells = cells_on_mask(H, paint, pitch, near=(c0, radius * pitch))
         if len(cells) == 0:
             break
-        Hn, _ = hexlattice.refine_homography(signal, H, cells, search * pitch, steps=7)
+        shifts = hexlattice.shift_grid(search * pitch, 7)
+        sc = hexlattice.outline_score(signal, H, hexlattice.axial_to_world(cells), shifts)
+        Hn = _refit(H, cells, shifts, sc, search * pitch, radius)
         if plausible_update(H, Hn, cells):
             H = Hn
     return (_finish_lattice(H, pitch, signal, paint, window),)
