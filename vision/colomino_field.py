@@ -158,7 +158,16 @@ under 3100 K (no board found: the floor's noise read as red, a few yellow specks
 green stripes mix three classes across the photo, so every colour cluster spans the
 photo's width; the cloth's white base joins the print's light region): the regions
 where all four game colours mix (``need=4``) are tried last with the print's regions,
-and the board is found there (ruler 0.67, corner error 0.055 cell).
+and the board is found there (ruler 0.67, corner error 0.055 cell). Fresh checks
+(``colomino_field_bench.py``, pre-session fields → these): 11256 hard 1 → 1 bad (#3, a
+board cut off by the photo's lower edge under 3.8 px of motion blur), 11257 normal
+0 → 0, 11260 hard 3 → 2 (#10, a floral cloth under 3200 K, found now; not fixed: #6, a
+12×12 with 35 tiles on a floral cloth under 3000 K read as 9×9, and #14, a 12×12 with
+95 tiles on a green gingham under 3250 K with an arm's shadow — the colour clusters
+and edge outlines reach beyond the board's top, the table's green (5 % of the photo,
+its dots too faint for the outside test) stays in the marking ring, the dark floor's
+noise reads as blue and drops B: no rim ruler, the best line fit 0.21, no board found:
+the family of 8759 #20); no board on 40 more CARIBO/Wauri photos (11258 / 11259 normal).
 Speed, tried and dropped: stopping the MSAC once a hypothesis is clearly best (widest
 rectangles first, stop at a truncated cost below a fifth of the cap over all crossings):
 in the wide crossing searches the best hypothesis has only 12-57 % of the crossings
