@@ -165,9 +165,9 @@ board cut off by the photo's lower edge under 3.8 px of motion blur), 11257 norm
 12×12 with 35 tiles on a floral cloth under 3000 K read as 9×9, and #14, a 12×12 with
 95 tiles on a green gingham under 3250 K with an arm's shadow — the colour clusters
 and edge outlines reach beyond the board's top, the table's green (5 % of the photo,
-its dots too faint for the outside test) stays in the marking ring, the dark floor's
-noise reads as blue and drops B: no rim ruler, the best line fit 0.21, no board found:
-the family of 8759 #20); no board on 40 more CARIBO/Wauri photos (11258 / 11259 normal).
+under the 4 % outside test) stays in the marking ring while B (4.7 %) is dropped as
+the table's around the candidates: no rim ruler, the best line fit 0.21, no board
+found: the family of 8759 #20); no board on 40 more CARIBO/Wauri photos (11258 / 11259 normal).
 Speed, tried and dropped: stopping the MSAC once a hypothesis is clearly best (widest
 rectangles first, stop at a truncated cost below a fifth of the cap over all crossings):
 in the wide crossing searches the best hypothesis has only 12-57 % of the crossings
