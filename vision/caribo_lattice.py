@@ -113,7 +113,8 @@ regrowth showed where right lattices are lost: starts with every tile (or all bu
 its cell end with 4-10 tiles off after the first step's homography refit, through the
 perspective terms it fits to the noisy shifts of 6-15 cells; the first step now fits an
 affine map by least median of squares behind :data:`AFFINE_START` (measured there; off,
-as five reader photo tests fail with it).
+as five reader photo tests fail with it); each seed's best start is also regrown with
+it as an extra candidate (:data:`AFFINE_EXTRA`).
 """
 
 from __future__ import annotations
@@ -231,6 +232,12 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
             order = [whole] + [s for s in order if s[1] > SMALL_FINER * pitch0]
     starts = order[:LATTICE_ALTERNATIVES]
     refined = _refine_many(starts, signal, paint, bbox)
+    if AFFINE_EXTRA and not AFFINE_START:
+        # each seed's best start regrown again with an affine first step, as a candidate
+        # of its own (the reader keeps the reading that explains most)
+        extra = starts[:len(per_seed) + (whole is not None)]
+        starts = starts + extra
+        refined = refined + _refine_many(extra, signal, paint, bbox, affine=True)
     on_paint = _cells_many(refined, paint, 0.5,
                            [_paint_window(bbox, pitch) for _, pitch, _ in starts])
     mixed = []  # each returned candidate's mixed-segment fraction (MIXED_PRUNE)
@@ -825,15 +832,27 @@ Right lattice first / without a right candidate on the first 15 dev hard photos 
 radius 2.5 11 / 3, radius 4.0 (the first two steps) 9 / 6."""
 
 
+AFFINE_EXTRA = True
+"""Whether each seed's best start (and a small figure's hull fit) is also regrown with
+the affine first step of :data:`AFFINE_START` as an extra candidate (dropped when it
+duplicates one, :func:`same_lattice`; ordered by :data:`MIXED_ORDER`); the reader keeps
+the reading that explains most. Measured in session 11 (``boardcam evaluate`` on the
+first 20 photos of each set, off → on, perfect % / tile errors): dev 11001 hard 60 → 65 /
+101 → 79, dev 11000 normal 90 / 29, held-out 11003 hard 70 / 71, held-out 11002 normal
+80 / 21 unchanged; small figures (``caribo_small_figures.py --seeds 12 --save``) dev 11050
+normal 21 of 36 (32 errors) and 11060 hard 18 of 36 (36) unchanged. CPU in the commit."""
+
+
 def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndarray,
-           search: float, radius: float) -> np.ndarray:
+           search: float, radius: float, affine: bool | None = None) -> np.ndarray:
     """The regrowth refit of ``H`` (3 × 3, world → px) from the outline ``scores``
     ``(N, S)`` of ``cells`` (axial ``(N, 2)``) shifted by ``shifts`` ``(S, 2)`` px
     (half-width ``search`` px): :func:`vision.hexlattice.refit_on_scores` (a RANSAC
     homography), or with :data:`AFFINE_START` in a window of at most
     :data:`AFFINE_RADIUS` pitches an affine map through the same moves by least median
     of squares (the homography refit when that fails or there are fewer than 6 cells)."""
-    if AFFINE_START and radius <= AFFINE_RADIUS and len(cells) >= 6:
+    affine = AFFINE_START if affine is None else affine
+    if affine and radius <= AFFINE_RADIUS and len(cells) >= 6:
         world = hexlattice.axial_to_world(cells)
         best = np.argmax(scores, axis=1)
         moved = hexlattice.apply_homography(H, world) + shifts[best]
@@ -843,7 +862,8 @@ def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndar
     return hexlattice.refit_on_scores(H, cells, shifts, scores, search)[0]
 
 
-def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox) -> list[np.ndarray]:
+def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox,
+                 affine: bool | None = None) -> list[np.ndarray]:
     """:func:`_refine_lattice` of several ``(H, pitch, c0)`` starts, each step's cells and
     outline scores of all of them sampled at once; the refined homographies in order."""
     Hs = [H for H, _, _ in starts]
@@ -858,7 +878,7 @@ def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox) -> list[np
                  hexlattice.shift_grid(search * starts[j][1], 7))
                 for j, cells in zip(active, found, strict=True)]
         scores = hexlattice.outline_scores(signal, jobs)
-        news = [_refit(Hs[j], cells, job[2], sc, search * starts[j][1], radius)
+        news = [_refit(Hs[j], cells, job[2], sc, search * starts[j][1], radius, affine)
                 for j, cells, job, sc in zip(active, found, jobs, scores, strict=True)]
         takes = _plausible_many([Hs[j] for j in active], news, [job[1] for job in jobs])
         for j, Hn, take in zip(active, news, takes, strict=True):
