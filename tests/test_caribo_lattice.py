@@ -746,9 +746,10 @@ def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     """Dev hard photo (dataset seed 11001, photo 14): a homography refitted through the
     cells near the seed in the first regrowth step throws far tiles off their cells, and
     no candidate puts every tile on its own; the seeds' best starts regrown with an affine
-    first step as extra candidates (:data:`vision.caribo_lattice.AFFINE_EXTRA`) give one
-    that does, and with the affine step everywhere (:data:`vision.caribo_lattice.
-    AFFINE_START`, off: other photos fail) the first candidate does."""
+    first step as extra candidates (:data:`vision.caribo_lattice.AFFINE_EXTRA`, off:
+    held-out worse) give one that does, and with the affine step everywhere
+    (:data:`vision.caribo_lattice.AFFINE_START`, off: other photos fail) the first
+    candidate does."""
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(11001, 14), "hard")
@@ -756,8 +757,8 @@ def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     lab, paint, scale = _lattice_inputs(image)
     pieces = photo.truth["pieces"]
 
-    assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
-    monkeypatch.setattr(caribo_lattice, "AFFINE_EXTRA", False)
     assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
+    monkeypatch.setattr(caribo_lattice, "AFFINE_EXTRA", True)
+    assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
     monkeypatch.setattr(caribo_lattice, "AFFINE_START", True)
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]

@@ -113,8 +113,8 @@ regrowth showed where right lattices are lost: starts with every tile (or all bu
 its cell end with 4-10 tiles off after the first step's homography refit, through the
 perspective terms it fits to the noisy shifts of 6-15 cells; the first step now fits an
 affine map by least median of squares behind :data:`AFFINE_START` (measured there; off,
-as five reader photo tests fail with it); each seed's best start is also regrown with
-it as an extra candidate (:data:`AFFINE_EXTRA`).
+as five reader photo tests fail with it); regrowing each seed's best start with it as an
+extra candidate (:data:`AFFINE_EXTRA`) was measured too, and is off.
 """
 
 from __future__ import annotations
@@ -832,7 +832,7 @@ Right lattice first / without a right candidate on the first 15 dev hard photos 
 radius 2.5 11 / 3, radius 4.0 (the first two steps) 9 / 6."""
 
 
-AFFINE_EXTRA = True
+AFFINE_EXTRA = False
 """Whether each seed's best start (and a small figure's hull fit) is also regrown with
 the affine first step of :data:`AFFINE_START` as an extra candidate (dropped when it
 duplicates one, :func:`same_lattice`; ordered by :data:`MIXED_ORDER`); the reader keeps
@@ -840,7 +840,11 @@ the reading that explains most. Measured in session 11 (``boardcam evaluate`` on
 first 20 photos of each set, off → on, perfect % / tile errors): dev 11001 hard 60 → 65 /
 101 → 79, dev 11000 normal 90 / 29, held-out 11003 hard 70 / 71, held-out 11002 normal
 80 / 21 unchanged; small figures (``caribo_small_figures.py --seeds 12 --save``) dev 11050
-normal 21 of 36 (32 errors) and 11060 hard 18 of 36 (36) unchanged. CPU in the commit."""
+normal 21 of 36 (32 errors) and 11060 hard 18 of 36 (36) unchanged; recognize CPU 1.02x
+(candidates 39 → 45 on 6 photos). But on the other 20 held-out photos (11003 hard #20-39)
+65 → 60 % / 83 → 102: #26 perfect → 20 errors (the reader prefers an extra candidate's
+wrong reading), #21 16 → 15; 11002 normal #20-39 85 % / 18 unchanged. Held-out worse,
+so off (the only dev gain was 11001 #14, 22 → 0 errors)."""
 
 
 def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndarray,
