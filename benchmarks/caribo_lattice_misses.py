@@ -31,9 +31,10 @@ later 2, none 5 (directions 3: 9.3° floral #2, stripes, gingham; partial 2: #10
 The direction error is taken at the figure centre; the truth lattice's own directions
 turn by 10-20° across these figures (perspective), so "directions" also counts figures
 whose start is right near its seed and lost later: #10 and #14 get a right first
-candidate when the first regrowth step refits an affine map
-(``caribo_lattice.AFFINE_START``: first 8 → 11, none 5 → 3), see that constant for why it
-stays off.
+candidate when the first regrowth step refits an affine map (a RANSAC affine fit: first 8
+→ 11, none 5 → 3; ``caribo_lattice.AFFINE_START`` now fits it by least median of squares),
+see that constant and ``AFFINE_EXTRA`` for why both stay off (held-out photos and five
+reader photo tests get worse).
 """
 
 from __future__ import annotations
