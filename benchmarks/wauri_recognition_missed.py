@@ -61,23 +61,7 @@ def stages(view, to_mm):
     sr = pl.SEED_R * ppm
     gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     masks = wr._cavity_masks(gray.shape, to_mm, wr.COUNT_GROW)
-    top = np.zeros(gray.shape, np.uint8)
-    to_px = np.linalg.inv(to_mm)
-    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
-                                       to_px).reshape(-1, 2)
-    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
-    top = top > 0
-    for m in wr._cavity_masks(gray.shape, to_mm, 1.3):
-        top &= ~m
-    pits = np.array([[c.x, c.y] for c in pl.CAVITIES if not c.half]).reshape(-1, 1, 2)
-    pit_px = np.round(cv2.perspectiveTransform(pits, to_px).reshape(-1, 2)).astype(np.int64)
-    half = int(round(pl.PIT_R * ppm))
-    axes = []
-    for c in pl.CAVITIES:
-        if c.half:
-            ends = np.array([[[c.x, c.y - c.half]], [[c.x, c.y + c.half]]])
-            a, b = cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)
-            axes.append((a, b, c.r * ppm))
+    top, pit_px, half, axes = wr.count_geometry(gray.shape, to_mm)
     union = np.zeros(gray.shape, bool)
     for m in masks:
         union |= m

@@ -212,27 +212,39 @@ def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
     ppm = 1.0 / abs(to_mm[0, 0])
     gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
     masks = _cavity_masks(gray.shape, to_mm, COUNT_GROW)
-    top = np.zeros(gray.shape, np.uint8)
-    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
-                                       np.linalg.inv(to_mm)).reshape(-1, 2)
-    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
-    grown = _cavity_masks(gray.shape, to_mm, 1.3)
-    top = top > 0
-    for m in grown:
-        top &= ~m
+    top, pit_px, pit_r, axes = count_geometry(gray.shape, to_mm)
+    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES, pit_px, pit_r,
+                                 axes, view)
+    return readings
+
+
+def count_geometry(shape, to_mm: np.ndarray):
+    """Where :func:`count_view` looks in a rectified top view of ``shape (H, W)``.
+
+    ``to_mm``: the view's 3×3 view-pixel → board-mm matrix (uniform scale). Returns
+    ``(top, pit_px, pit_r, axes)``: the bare board top (bool ``(H, W)``: 0.9 of the board
+    outline minus every cavity grown 1.3×), the 12 pit centres ``(12, 2)`` int64 view
+    pixels, the pit radius in view pixels (int) and per store ``(end_a, end_b,
+    radius_px)`` of its long axis.
+    """
+    ppm = 1.0 / abs(to_mm[0, 0])
     to_px = np.linalg.inv(to_mm)
+    top = np.zeros(shape, np.uint8)
+    corners = cv2.perspectiveTransform((pl.BOARD_CORNERS_MM * 0.9).reshape(-1, 1, 2),
+                                       to_px).reshape(-1, 2)
+    cv2.fillConvexPoly(top, np.round(corners).astype(np.int32), 1)
+    top = top > 0
+    for m in _cavity_masks(shape, to_mm, 1.3):
+        top &= ~m
     pits = np.array([[c.x, c.y] for c in pl.CAVITIES if not c.half]).reshape(-1, 1, 2)
-    pit_px = np.round(cv2.perspectiveTransform(pits, to_px).reshape(-1, 2))
+    pit_px = np.round(cv2.perspectiveTransform(pits, to_px).reshape(-1, 2)).astype(np.int64)
     axes = []
     for c in pl.CAVITIES:
         if c.half:
             ends = np.array([[[c.x, c.y - c.half]], [[c.x, c.y + c.half]]])
             a, b = cv2.perspectiveTransform(ends, to_px).reshape(-1, 2)
             axes.append((a, b, c.r * ppm))
-    readings = sc.count_in_masks(gray, masks, top, pl.SEED_R * ppm, STORES,
-                                 pit_px.astype(np.int64), int(round(pl.PIT_R * ppm)), axes,
-                                 view)
-    return readings
+    return top, pit_px, int(round(pl.PIT_R * ppm)), axes
 
 
 PILE_SPILL = True  # measure how far piles rise over the pits' far rims (pile_spill)
