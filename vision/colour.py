@@ -41,8 +41,9 @@ def srgb_to_linear(srgb: np.ndarray) -> np.ndarray:
     return np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
 
 
-def linear_to_lab(rgb: np.ndarray) -> np.ndarray:
-    """Linear RGB (``(..., 3)``, 0..1, may exceed 1) → CIE Lab (D65), same shape."""
+def _lab_f(rgb: np.ndarray) -> np.ndarray:
+    """CIE Lab's ``f(X/Xn), f(Y/Yn), f(Z/Zn)`` ``(..., 3)`` float64 of linear RGB
+    ``(..., 3)`` (D65): the part :func:`linear_to_lab` and :func:`_lab_planes` share."""
     xyz = np.asarray(rgb, dtype=np.float64) @ _M_RGB2XYZ.T
     xyz /= _WHITE
     np.maximum(xyz, 0.0, out=xyz)
@@ -51,6 +52,12 @@ def linear_to_lab(rgb: np.ndarray) -> np.ndarray:
     low = xyz <= _LAB_EPS
     if low.any():
         f[low] = (24389 / 27 * xyz[low] + 16) / 116
+    return f
+
+
+def linear_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """Linear RGB (``(..., 3)``, 0..1, may exceed 1) → CIE Lab (D65), same shape."""
+    f = _lab_f(rgb)
     out = np.empty_like(f)
     f0, f1, f2 = f[..., 0], f[..., 1], f[..., 2]
     np.multiply(f1, 116, out=out[..., 0])
@@ -129,13 +136,7 @@ def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5)
 def _lab_planes(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`linear_to_lab` of ``rgb (..., 3)`` as three contiguous ``(...)`` planes
     ``L, a, b`` (the same numbers)."""
-    xyz = np.asarray(rgb, dtype=np.float64) @ _M_RGB2XYZ.T
-    xyz /= _WHITE
-    np.maximum(xyz, 0.0, out=xyz)
-    f = np.cbrt(xyz)
-    low = xyz <= _LAB_EPS
-    if low.any():
-        f[low] = (24389 / 27 * xyz[low] + 16) / 116
+    f = _lab_f(rgb)
     f0, f1, f2 = f[..., 0], f[..., 1], f[..., 2]
     L = np.multiply(f1, 116)
     L -= 16
