@@ -117,15 +117,13 @@ def _jobs(rng, count, max_cells=30, far=False):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_outline_scores_reuse_and_sizes(seed, monkeypatch):
-    """Calls of growing and shrinking sizes (the per-thread map buffers reused and
-    regrown), maps beyond the kept size, lattices far outside the image and other image
-    dtypes all equal the reference; no result shares memory with the buffers."""
+def test_outline_scores_reuse_and_sizes(seed):
+    """Calls of growing and shrinking sizes, lattices far outside the image and other
+    image dtypes all equal the reference; no result shares memory with a later call's."""
     rng = np.random.default_rng(100 + seed)
     edges = cv2.GaussianBlur(rng.uniform(0, 50, (300, 400)).astype(np.float32), (0, 0), 1.5)
     calls = [_jobs(rng, int(rng.integers(1, 8)), int(rng.choice([3, 60, 150])),
                    far=bool(rng.integers(0, 2))) for _ in range(6)]
-    monkeypatch.setattr(hexlattice, "_SCRATCH_MAX", 60_000)
     kept = []
     for jobs in calls:
         for image in (edges, edges.astype(np.float64)):

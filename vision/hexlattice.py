@@ -20,7 +20,6 @@ stated otherwise.
 from __future__ import annotations
 
 import math
-import threading
 from functools import lru_cache
 
 import cv2
@@ -334,7 +333,7 @@ def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
     total = rows_total * per
     cols = min(total, _REMAP_COLS)
     rows = -(-total // cols)
-    mx, my, dst = _scratch(rows * cols)
+    mx, my, dst = (np.empty(rows * cols, np.float32) for _ in range(3))
     mx[total:] = 0.0
     my[total:] = 0.0
     out_at, in_at = 0, rows_total * m
@@ -375,26 +374,6 @@ def outline_scores(edges: np.ndarray, jobs) -> list[np.ndarray]:
         res.append(np.ascontiguousarray(score[start: start + n * s].reshape(s, n).T))
         start += n * s
     return res
-
-
-_SCRATCH = threading.local()
-_SCRATCH_MAX = 1 << 22
-"""Largest sampling map (points) whose buffers :func:`_scratch` keeps per thread (3 float32
-arrays, 48 MB at most): reused buffers are written without the page faults of fresh
-ones, which took about half the time of filling the map."""
-
-
-def _scratch(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three float32 buffers of ``size`` elements (x map, y map, remap output) for
-    :func:`outline_scores`, kept per thread up to :data:`_SCRATCH_MAX` (contents
-    arbitrary; nothing returned to a caller may view them)."""
-    if size > _SCRATCH_MAX:
-        return tuple(np.empty(size, np.float32) for _ in range(3))
-    bufs = getattr(_SCRATCH, "bufs", None)
-    if bufs is None or len(bufs[0]) < size:
-        cap = min(_SCRATCH_MAX, max(size, 2 * (0 if bufs is None else len(bufs[0]))))
-        bufs = _SCRATCH.bufs = tuple(np.empty(cap, np.float32) for _ in range(3))
-    return tuple(b[:size] for b in bufs)
 
 
 @lru_cache(maxsize=1)
