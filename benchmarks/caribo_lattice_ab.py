@@ -56,9 +56,7 @@ def main(argv=None) -> int:
         for d in args.dirs:
             for photo in sorted(Path(d).glob("*.jpg")):
                 image = cv2.imread(str(photo))
-                small, scale = cr._detection_image(image)
-                lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-                paint = cr._table_distance(lab) > cr.PAINT_DISTANCE
+                _, scale, lab, _, paint = cr.detection_inputs(image)
                 if not _same(base.find_lattice(lab, paint, scale),
                              caribo_lattice.find_lattice(lab, paint, scale)):
                     differ.append(f"{photo.parent.name}/{photo.name}")

@@ -71,9 +71,7 @@ def study(photo: Path):
             best_lattice = (lattice, q)
     lattice = best_lattice[0]
     cr.DEBUG = {}
-    small, scale = cr._detection_image(image)
-    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    tdist = cr._table_distance(lab_det)
+    small, scale, lab_det, tdist, _ = cr.detection_inputs(image)
     try:
         cr._read_tiles(image, small, scale, lab_det, tdist, lattice, None)
     except NothingFound:

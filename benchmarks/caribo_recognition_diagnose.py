@@ -62,10 +62,7 @@ def lattice_right(H: np.ndarray, truth: dict) -> bool:
 def lattice_candidates(image: np.ndarray):
     """The reader's detection inputs and every lattice candidate of a BGR photo:
     ``(small, scale, lab_det, tdist, found)`` (``found`` best first, possibly empty)."""
-    small, scale = cr._detection_image(image)
-    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    tdist = cr._table_distance(lab_det)
-    paint = tdist > cr.PAINT_DISTANCE
+    small, scale, lab_det, tdist, paint = cr.detection_inputs(image)
     found = caribo_lattice.find_lattice(lab_det, paint, scale) or []
     return small, scale, lab_det, tdist, found
 

@@ -132,9 +132,8 @@ def _lattice_inputs(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """``(lab, paint, scale)`` of a BGR photo as the recogniser hands them to
     :func:`vision.caribo_lattice.find_lattice`: the detection image's CIELAB, its paint
     mask and its scale to the photo."""
-    small, scale = cr._detection_image(image)
-    lab = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    return lab, cr._table_distance(lab) > cr.PAINT_DISTANCE, scale
+    _, scale, lab, _, paint = cr.detection_inputs(image)
+    return lab, paint, scale
 
 
 @pytest.mark.parametrize("name", ["caribo_easy_107.jpg", "caribo_hard_108.jpg"])

@@ -260,6 +260,18 @@ PAINT_DISTANCE = 16.0
 *paint*."""
 
 
+def detection_inputs(image: np.ndarray):
+    """What the lattice search and the tile reader start from, for a BGR photo
+    ``(H, W, 3)`` uint8: ``(small, scale, lab_det, tdist, paint)``: the detection image
+    (BGR, long side at most :data:`DETECT_SIDE` px) and its scale to the photo, its
+    CIELAB ``(h, w, 3)`` float32, every pixel's distance from the table colours
+    (:func:`_table_distance`, ΔE) and the paint mask ``tdist > PAINT_DISTANCE`` (bool)."""
+    small, scale = _detection_image(image)
+    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    tdist = _table_distance(lab_det)
+    return small, scale, lab_det, tdist, tdist > PAINT_DISTANCE
+
+
 def _table_distance(lab: np.ndarray) -> np.ndarray:
     """Distance ``(H, W)`` float32 (ΔE, lightness weighted 0.6, median-filtered 5 px) of
     every pixel of the ``(H, W, 3)`` Lab image from the nearest of six k-means colours of
@@ -623,10 +635,7 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("image: expected an (H, W, 3) BGR array")
-    small, scale = _detection_image(image)
-    lab_det = cv2.cvtColor(small.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    tdist = _table_distance(lab_det)
-    paint = tdist > PAINT_DISTANCE
+    small, scale, lab_det, tdist, paint = detection_inputs(image)
     found = caribo_lattice.find_lattice(lab_det, paint, scale)
     if not found:
         raise NothingFound("no CARIBO tiles found")
