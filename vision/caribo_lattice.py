@@ -823,7 +823,12 @@ hard 55 / 99. Off all the same: with it on, five reader tests of rendered photos
 one tile, the close-runner-up photo 14 of 21 tiles, a 36-tile layout read as 21), while
 two lattice tests pinning old misses fail because those photos get better (6000 #20 has a
 right candidate with two seeds too, 10001 #2 its right one first without MIXED_ORDER): not
-robust enough to take on 80 photos' evidence; left for a larger measurement."""
+robust enough to take on 80 photos' evidence; left for a larger measurement. The lead's
+measurement on the other 20 photos of each set (#20-39, same trees but for the flag, off
+→ on): dev hard 35 → 45 % / 87 → 65, dev normal 85 → 90 / 17 → 16, held-out hard 65 → 60
+/ 83 → 108, held-out normal 85 → 85 / 18 → 16; over all 160 photos 114 → 117 boards and
+427 → 380 tile errors, but held-out hard worse in both halves (27 → 25 boards, 154 →
+163 errors)."""
 AFFINE_RADIUS = 2.5
 """Regrowth steps (:data:`REFINE_SCHEDULE`) whose window radius is at most this many
 pitches refit an affine map when :data:`AFFINE_START` is on (2.5: the first step only).
