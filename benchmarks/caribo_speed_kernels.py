@@ -51,6 +51,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ab_timing import folder_photos, timed_answer  # noqa: E402
+
 MODULES = ("hexlattice", "colour", "caribo_lattice", "caribo_recognition")
 KERNELS = {
     "hexlattice": ("apply_homography", "sample_bilinear", "outline_scores", "refit_on_scores"),
@@ -95,10 +97,6 @@ def load_side(tmp: Path, prefix: str, revs: dict[str, str | None]) -> dict:
     return mods
 
 
-def _photos(folders, limit):
-    return [p for f in folders for p in sorted(Path(f).glob("*.jpg"))[:limit]]
-
-
 _IMAGES: dict = {}
 
 
@@ -139,7 +137,7 @@ def record(out: str, folders, limit: int) -> None:
     for m, names in KERNELS.items():
         for n in names:
             wrap(mods[m], n)
-    for path in _photos(folders, limit):
+    for path in folder_photos(folders, limit):
         try:
             cr.recognize(cv2.imread(str(path)))
         except NothingFound:
@@ -201,17 +199,6 @@ def kernels(path: str, rev: str, rounds: int, only=None) -> None:
             print(f"{key:32s} {len(rec):6d} {tb:8.3f} {tn:8.3f} {tb / tn:6.2f}x  {eq}")
 
 
-def _answer(mod, image):
-    from vision.recognize import NothingFound
-
-    t0 = time.process_time()
-    try:
-        answer = mod.recognize(image)
-    except NothingFound:
-        answer = None
-    return time.process_time() - t0, answer
-
-
 def ab(folders, rev: str, limit: int, runs: int, new_files=("hexlattice", "colour")) -> None:
     """Whole CARIBO recognition, ``rev``'s kernels vs the working tree's ``new_files``
     (see the module docstring)."""
@@ -222,11 +209,11 @@ def ab(folders, rev: str, limit: int, runs: int, new_files=("hexlattice", "colou
                                               for m in MODULES})
         b, n = base["caribo_recognition"], new["caribo_recognition"]
         rows, differ = [], []
-        for path in _photos(folders, limit):
+        for path in folder_photos(folders, limit):
             data = np.frombuffer(path.read_bytes(), np.uint8)
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-            tb, ja = _answer(b, image)
-            tn, jb = _answer(n, image)
+            tb, ja = timed_answer(b, image)
+            tn, jb = timed_answer(n, image)
             ja, jb = json.dumps(ja, sort_keys=True), json.dumps(jb, sort_keys=True)
             if ja != jb:
                 differ.append(str(path))
@@ -236,8 +223,8 @@ def ab(folders, rev: str, limit: int, runs: int, new_files=("hexlattice", "colou
             if runs:  # the answering calls warm up; the timed runs follow
                 tb = tn = float("inf")
             for _ in range(runs):
-                tb = min(tb, _answer(b, image)[0])
-                tn = min(tn, _answer(n, image)[0])
+                tb = min(tb, timed_answer(b, image)[0])
+                tn = min(tn, timed_answer(n, image)[0])
                 t0 = time.process_time()
                 cv2.imdecode(data, cv2.IMREAD_COLOR)
                 td = min(td, time.process_time() - t0)
