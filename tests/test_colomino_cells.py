@@ -285,10 +285,16 @@ def _lit_board(spot_gain: float, n: int = 9, seed: int = 0):
     light = (1.0 + 0.3 * tc / (n - 1)) * (1.0 + spot_gain * np.exp(
         -((tr - 6) ** 2 + (tc - 7) ** 2) / (2 * 1.2 ** 2)))          # (n, n, 4)
     tri = PRINT * light[..., None] * (1.0 + 0.01 * rng.standard_normal((n, n, 4, 3)))
-    for (rr, cc), code in {(2, 3): "RYGB", (2, 4): "BYRG", (6, 6): "GGYR"}.items():
+    _place_tiles(tri, light, {(2, 3): "RYGB", (2, 4): "BYRG", (6, 6): "GGYR"})
+    return tri, light
+
+
+def _place_tiles(tri, light, tiles):
+    """Lay ``tiles`` (``{(row, col): NESW code}``) on ``tri`` in place, each triangle the
+    plastic's colour under ``light`` where it lies."""
+    for (rr, cc), code in tiles.items():
         for k, letter in enumerate(code):
             tri[rr, cc, k] = np.array(PLASTIC[letter]) * light[rr, cc, k]
-    return tri, light
 
 
 def _jokers_with_steps(tri, steps=True, shade=None):
@@ -391,9 +397,7 @@ def test_a_tinted_white_cell_with_one_plain_neighbour_is_a_joker_even_when_flat(
     # veto the tint, two do (test above)
     tri, light = _lit_board(0.0)
     cell = (8, 4)
-    for rc, code in {(8, 3): "RYGB", (8, 5): "BYRG"}.items():
-        for k, letter in enumerate(code):
-            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    _place_tiles(tri, light, {(8, 3): "RYGB", (8, 5): "BYRG"})
     tri[cell] = np.full(3, 0.55) * light[cell][:, None]     # white, 3 % over the print
     plain = np.ones(tri.shape[:2], bool)
     plain[2, 3:5] = plain[6, 6] = plain[8, 3] = plain[8, 5] = plain[cell] = False
@@ -413,9 +417,7 @@ def test_a_joker_stays_a_joker_when_a_tiles_shadow_darkens_the_print_beyond_one_
     # raised slab, not flat print.
     tri, light = _lit_board(0.0)
     joker = (4, 5)
-    for rc, code in {(4, 4): "GGYR", (4, 7): "RRBB"}.items():
-        for k, letter in enumerate(code):
-            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    _place_tiles(tri, light, {(4, 4): "GGYR", (4, 7): "RRBB"})
     tri[4, 6, 1] *= 0.78                                   # the tile's shadow
     tri[joker] = PRINT * 1.28 * light[joker][:, None]
     plain = np.ones(tri.shape[:2], bool)
@@ -439,9 +441,7 @@ def test_border_shade_sees_a_shadow_along_one_side():
 def test_a_light_cell_enclosed_by_tiles_is_a_joker_only_without_their_shadow():
     tri, light = _lit_board(0.0)
     joker = (4, 5)
-    for rc, code in {(3, 5): "RYGB", (5, 5): "BYRG", (4, 4): "GGYR", (4, 6): "YBBR"}.items():
-        for k, letter in enumerate(code):
-            tri[rc][k] = np.array(PLASTIC[letter]) * light[rc][k]
+    _place_tiles(tri, light, {(3, 5): "RYGB", (5, 5): "BYRG", (4, 4): "GGYR", (4, 6): "YBBR"})
     tri[joker] = PRINT * 1.2 * light[joker][:, None]       # lighter, the print's tint
 
     def found(shade):
