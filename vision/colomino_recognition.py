@@ -1628,9 +1628,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         printed = np.where(uncovered, printed, -1)
     # clipped triangles: their colour evidence is weak (the edge's other side decides)
     clipped = clip_frac >= 0.5
+    weight = np.where(clipped, CLIPPED_WEIGHT, 1.0)
     read_labels = labels
-    labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed,
-                          weight=np.where(clipped, CLIPPED_WEIGHT, 1.0))
+    labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed, weight=weight)
     rows = [["." for _ in range(n)] for _ in range(n)]
     for r in range(n):
         for c in range(n):
@@ -1645,23 +1645,21 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     low = cell_score[cell_score <= thr]
     med = float(np.median(low)) if low.size else 0.0
     sd = max(1.4826 * float(np.median(np.abs(low - med))) if low.size else 0.05, 0.005)
-    colour_p = label_posteriors(labels, dist, is_tile, rim_known,
-                                np.where(clipped, CLIPPED_WEIGHT, 1.0))
+    colour_p = label_posteriors(labels, dist, is_tile, rim_known, weight)
     uncovered = printed >= 0 if printed is not None else np.zeros((n, n), bool)
     conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
                             is_joker, uncovered, mism)
     # the set holds every pattern twice: a pattern read more often is misread somewhere
-    total = edge_costs(dist, is_tile, rim_known, np.where(clipped, CLIPPED_WEIGHT, 1.0))
-    weight = np.where(clipped, CLIPPED_WEIGHT, 1.0)
     held = np.bincount(pattern_classes(labels)[is_tile], minlength=1)
-    joint = joint_colourings(stash, (n, n)) if held.max() > SET_COPIES else None
-    labels, reset = set_limit(labels, total, is_tile, conf, own=dist * weight[..., None],
-                              joint=joint)
+    reset = np.zeros((n, n), bool)
+    if held.max() > SET_COPIES:
+        labels, reset = set_limit(labels, edge_costs(dist, is_tile, rim_known, weight),
+                                  is_tile, conf, own=dist * weight[..., None],
+                                  joint=joint_colourings(stash, (n, n)))
     if reset.any():
         for r, c in zip(*np.nonzero(reset), strict=True):
             rows[r][c] = "".join(COLOURS[k] for k in labels[r, c])
-        colour_p = label_posteriors(labels, dist, is_tile, rim_known,
-                                    np.where(clipped, CLIPPED_WEIGHT, 1.0))
+        colour_p = label_posteriors(labels, dist, is_tile, rim_known, weight)
         conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
                                 is_joker, uncovered, mism)
         warnings.append(f"{int(reset.sum())} cells redecoded: a pattern read more often "
