@@ -610,20 +610,28 @@ def test_a_glare_lit_tile_is_read_whole_its_triangles_sharing_light_and_glare():
     assert (cr.cell_glare_posteriors(one, proto, prior_b).argmax(-1) == 3).all()
 
 
+def _glare_lit_row(cells):
+    """``(tri (1, C, 4, 3), local (1, C, 3), gain (3,))`` of a row of ``C`` tile cells
+    (``cells``: colour indices R, Y, G, B per triangle, NESW) at print level 0.5: each
+    triangle's balanced green and blue from the colour prototypes (red 0.3 of the level),
+    cell 4 lit by glare (0.8 of its colours plus a light's green and blue)."""
+    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
+    gb = np.array([[proto[k] for k in cell] for cell in cells])       # (cells, 4, 2)
+    gb[4] = 0.8 * gb[4] + [0.45, 0.40]                                # glare on the tile
+    level = 0.5
+    tri = np.zeros((1, len(cells), 4, 3))
+    tri[0, :, :, 1:] = gb * level
+    tri[0, :, :, 0] = 0.3 * level
+    return tri, np.full((1, len(cells), 3), level), np.ones(3)
+
+
 def test_glare_lit_tiles_are_read_whole_but_a_one_colour_cell_is_kept_as_read():
     # a board of tile triangles: one unclipped tile of each colour gives the prototypes
     # (yellow only with red clipped, as under a warm lamp: its green and blue still
     # tell), then a glare-lit GYGR tile misread YYGY and a printed yellow field
-    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
     cells = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [2, 1, 2, 0], [1] * 4]
     n_cells = len(cells)
-    gb = np.array([[proto[k] for k in cell] for cell in cells])       # (cells, 4, 2)
-    gb[4] = 0.8 * gb[4] + [0.45, 0.40]                                # glare on the tile
-    gain, level = np.ones(3), 0.5
-    tri = np.zeros((1, n_cells, 4, 3))
-    tri[0, :, :, 1:] = gb * level
-    tri[0, :, :, 0] = 0.3 * level
-    local = np.full((1, n_cells, 3), level)
+    tri, local, gain = _glare_lit_row(cells)
     clip = np.zeros((1, n_cells, 4, 3))
     clip[0, [1, 4, 5], :, 0] = 1.0                                    # red clipped
     read = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [1, 1, 2, 1], [1] * 4]
@@ -696,16 +704,9 @@ def test_tiles_not_linked_to_the_base_line_are_dropped_unless_near_or_sure():
 def test_a_tile_with_one_red_clipped_triangle_is_read_whole():
     # as above, but only the glare-lit tile's yellow triangle has its red clipped: its
     # three unclipped triangles fix the tile's light and glare, and so the yellow's colour
-    proto = np.array([[0.05, 0.05], [0.55, 0.03], [0.30, 0.07], [0.10, 0.50]])
     cells = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [2, 1, 3, 0]]
     n_cells = len(cells)
-    gb = np.array([[proto[k] for k in cell] for cell in cells])       # (cells, 4, 2)
-    gb[4] = 0.8 * gb[4] + [0.45, 0.40]                                # glare on the tile
-    gain, level = np.ones(3), 0.5
-    tri = np.zeros((1, n_cells, 4, 3))
-    tri[0, :, :, 1:] = gb * level
-    tri[0, :, :, 0] = 0.3 * level
-    local = np.full((1, n_cells, 3), level)
+    tri, local, gain = _glare_lit_row(cells)
     clip = np.zeros((1, n_cells, 4, 3))
     clip[0, 1, :, 0] = 1.0                                            # yellows: red clipped
     clip[0, 4, 1, 0] = 1.0                                            # the tile's yellow
