@@ -428,3 +428,33 @@ def test_same_field_by_size_and_corners():
     assert cf._same_field(n, Hc, n, start(quad + [0.6 * cell, -0.4 * cell]))
     assert not cf._same_field(n, Hc, n, start(quad + [2.0 * cell, 0.0]))
     assert not cf._same_field(n, Hc, 9, start(quad))
+
+
+def test_print_outlines_and_their_grids_are_computed_once(monkeypatch):
+    """A photo with no clear grid whose field stays weak tries the print's light regions
+    twice (as candidates, then against the weak field): the outlines and the grids found
+    in them are computed once. Forced here on a sample photo by a high grid bar and a
+    field evidence of 0."""
+    root = Path(__file__).resolve().parents[1] / "sample_images"
+    img = decode_photo((root / "colomino_normal_106.jpg").read_bytes())
+    calls = {"quads": 0, "grids": []}
+    plain_quads, plain_grid = cf._print_quads, cf._grid_in_candidate
+
+    def counted_quads(*a, **k):
+        calls["quads"] += 1
+        return plain_quads(*a, **k)
+
+    def counted_grid(image, half, q, *a, **k):
+        calls["grids"].append(q.tobytes())
+        return plain_grid(image, half, q, *a, **k)
+
+    monkeypatch.setattr(cf, "_print_quads", counted_quads)
+    monkeypatch.setattr(cf, "_grid_in_candidate", counted_grid)
+    monkeypatch.setattr(cf, "SURE_GRID_SCORE", 2.0)
+    monkeypatch.setattr(cf, "_field_evidence", lambda canon, n: 0.0)
+    try:
+        cf.locate_field(img)
+    except NothingFound:
+        pass
+    assert calls["quads"] == 1
+    assert len(calls["grids"]) == len(set(calls["grids"]))

@@ -946,6 +946,16 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     best_of_size: dict = {}  # the best option of each board size
     own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
     memo: dict = {}  # the colour region, shared by the cluster searches
+    # the print's light regions as outlines (full-res), and the grids found in them, are
+    # computed once: a photo without a clear grid whose field stays weak tries them twice
+    print_quads: list = []
+    print_grids: dict = {}  # outline bytes -> _grid_in_candidate's answer
+
+    def print_candidates() -> list[np.ndarray]:
+        if not print_quads:
+            print_quads.append([_expand(q, 1.03) / s for q in _print_quads(small, gains)])
+        return print_quads[0]
+
     clusters = _colour_cluster_quads(small, gains, classes, memo=memo)
     cands = [_expand(q, 1.06) / s for q in clusters]
     for stage in range(2):
@@ -983,12 +993,14 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         # ... and the regions where all four game colours mix (a table taking one
         # colour, with a few scattered pixels of others, joins the three-class regions
         # over it: a green-striped cloth beside a dark floor read as red)
-        last = [_expand(q, 1.03) / s for q in _print_quads(small, gains)]
-        last += [_expand(q, 1.06) / s for q in _colour_cluster_quads(
+        last = [(q, True) for q in print_candidates()]
+        last += [(_expand(q, 1.06) / s, False) for q in _colour_cluster_quads(
             small, gains, classes, memo=memo, need=4)]
-        for q in last:
+        for q, printed in last:
             got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
                                      gains, sizes, own_views=own_views)
+            if printed:
+                print_grids[q.tobytes()] = got
             for opt in _options(*got) if got else []:
                 if opt[0] < SURE_GRID_SCORE:
                     continue
@@ -1057,10 +1069,10 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         # still weak: the outlines of the board print's light regions (the colour
         # clusters can hold a part of the board only: few tiles, the rim markings' red
         # taken by a warm wooden table), each straightened from its best grid
-        for q in _print_quads(small, gains):
-            q = _expand(q, 1.03) / s
-            got = _grid_in_candidate(image, half, q, _table_classes(classes, q * s, drop),
-                                     gains, sizes)
+        for q in print_candidates():
+            key = q.tobytes()
+            got = print_grids[key] if key in print_grids else _grid_in_candidate(
+                image, half, q, _table_classes(classes, q * s, drop), gains, sizes)
             opts = _options(*got) if got else []
             if not opts:
                 continue
