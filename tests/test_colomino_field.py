@@ -150,7 +150,10 @@ def test_ruler_without_any_board_colour_is_none():
 # floor under a 3100 K lamp (dev 11251 hard #13: the floor's noise read as red, a few
 # yellow specks and the green stripes mix three classes across the photo, the white
 # stripes join the print's light region; no board found before; found from the region
-# where all four game colours mix)
+# where all four game colours mix); a small 12×12 board on a red gingham under a 3300 K
+# lamp, defocused, with an arm's shadow (dev 12251 hard #4: the faint printed lines scored
+# a field half a cell off above the right one, which the line-judged refinement kept, a
+# corner 0.52 cell off; the wide crossing fit judged by lines plus rim markings finds it)
 HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (133021088313619, "hard", 720, 1280, 12),
                (124113672743452, "normal", 1080, 1920, 12),
@@ -163,7 +166,8 @@ HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (196764883335555, "hard", 1280, 720, 12),
                (265153816750398, "normal", 1080, 1920, 12),
                (258419207199262, "hard", 1500, 2000, 12),
-               (85828139579228, "hard", 1080, 1920, 12)]
+               (85828139579228, "hard", 1080, 1920, 12),
+               (85276768791451, "hard", 1280, 720, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")

@@ -885,6 +885,23 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
     return n, Hc, canon
 
 
+def _rim_judged_refinement(image: np.ndarray, image_gray: np.ndarray, n: int, Hc: np.ndarray,
+                           search: float = 0.45):
+    """The n×n field ``Hc`` (image → canonical view) moved by one crossing-by-crossing
+    fit (:func:`vision.square_grid.refine_grid`, crossings searched ``search`` cells
+    around their places) whatever its printed lines score: ``(Hc, canon)`` (the colour
+    canonical view, uint8 BGR) to be judged by :func:`_field_evidence`, or None when no
+    fit was found."""
+    M = MARGIN_CELLS * CELL
+    size = n * CELL + 2 * M
+    gray = cv2.warpPerspective(image_gray, Hc, (size, size), flags=cv2.INTER_LINEAR)
+    Hr = refine_grid(gray, n, CELL, M, search=search)
+    if Hr is None or not np.all(np.isfinite(Hr)):
+        return None
+    Hc2 = Hr @ Hc
+    return Hc2, cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
+
+
 def _same_field(n: int, Hc: np.ndarray, m: int, Hu: np.ndarray, tol: float = 1.0) -> bool:
     """Whether a start ``(m, Hu)`` (``Hu``: image → unit field square) is the n×n field
     ``Hc`` (image → canonical view) found already: the same size, every field corner
@@ -1083,6 +1100,16 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             got_evidence = _field_evidence(got[2], got[0])
             if got_evidence > evidence + 0.1:
                 score, (n, Hc, canon), evidence = opt[0], got, got_evidence
+    if evidence < WEAK_FIELD:
+        # still weak: the crossings searched half a cell around the field, their fit
+        # judged by printed lines plus rim markings (under blur and a warm lamp the
+        # faint lines can score a field half a cell off above the right one, which the
+        # line-judged refinement then keeps)
+        got = _rim_judged_refinement(image, image_gray, n, Hc)
+        if got is not None:
+            got_evidence = _field_evidence(got[1], n)
+            if got_evidence > evidence + 0.1:
+                (Hc, canon), evidence = got, got_evidence
     # a board shows its rim markings, or at least a clear grid (markings may be worn,
     # cut off by the photo or in the table's colours)
     if score < SURE_GRID_SCORE and rim_evidence(canon, n) < MIN_RIM_EVIDENCE:
