@@ -534,6 +534,30 @@ def test_set_limit_redecodes_the_least_sure_of_a_pattern_read_three_times():
     assert not cr.set_limit(labels, total, two, conf)[1].any()
 
 
+def test_set_limit_redecodes_the_tile_giving_up_least_evidence_not_the_least_sure():
+    # three tiles read RRGG, all stated below CONF_SET_SURE. The least sure one (0.5, a
+    # tile just above the split) is read RRGG by evidence that allows nothing else; one
+    # stated surer (0.9) has its east side nearly as well read blue (a glare-lit blue
+    # read red). Least sure first would redecode the right tile; the evidence says the
+    # surer one gives way (session 12, dev 12201 #12 and #30)
+    n, K = 5, 4
+    is_tile = np.zeros((n, n), bool)
+    cells = [(1, 1), (1, 3), (3, 1)]
+    labels = np.zeros((n, n, 4), int)
+    for r, c in cells:
+        is_tile[r, c] = True
+        labels[r, c] = [0, 0, 2, 2]
+    total = np.full((n, n, 4, K), 5.0)
+    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    total[1, 3, 1, 3] = 0.3
+    conf = np.ones((n, n))
+    conf[1, 1], conf[1, 3], conf[3, 1] = 0.95, 0.9, 0.5
+    out, changed = cr.set_limit(labels, total, is_tile, conf)
+    assert changed.tolist() == (np.arange(n * n).reshape(n, n) == 1 * n + 3).tolist()
+    assert out[1, 3].tolist() == [0, 3, 2, 2]                  # RBGG
+    assert out[3, 1].tolist() == [0, 0, 2, 2]                  # the least sure kept
+
+
 def test_set_limit_weighs_a_tile_read_whole_by_its_joint_colourings():
     # three tiles read RRGG; the least sure one's north and east triangles are both
     # nearly as well read blue. Edge by edge the cheapest allowed change is one edge;

@@ -1273,14 +1273,19 @@ def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
 
     The set holds every pattern of four edge colours (up to rotation) ``copies`` times
     (SPEC). Where more tiles (``is_tile (n, n)``) than that are read with one pattern
-    (``labels (n, n, 4)``, NESW), the ones beyond the ``copies`` surest (``conf (n, n)``)
-    and stated below ``sure`` are misread: each, least sure first, takes the colouring of
-    its four edges with the smallest summed evidence (``total (n, n, 4, K)``,
-    :func:`edge_costs`: both sides of an edge) whose pattern the board does not yet hold
-    ``copies`` times; the tile across each edge takes the same colour on its side (placed
-    tiles match). A tile with ``joint (n, n, K⁴)`` (the joint posterior of its colourings,
-    its four triangles sharing one light and one glare, :func:`cell_glare_posteriors`;
-    NaN where unknown) weighs its colourings by that instead of its triangles' own
+    (``labels (n, n, 4)``, NESW), some are misread: one at a time, of the tiles of such
+    patterns stated below ``sure`` (``conf (n, n)``), the one that gives up the least
+    evidence (then the least sure) takes the colouring of its four edges with the
+    smallest summed evidence (``total (n, n, 4, K)``, :func:`edge_costs`: both sides of an
+    edge) whose pattern the board does not yet hold ``copies`` times without it; the tile
+    across each edge takes the same colour on its side (placed tiles match). Which tile
+    gives way is the evidence's choice, not the stated confidence's: a tile stated surer
+    (its colours' margin) can still have a near alternative the set allows, and one
+    redecoded so can fix the pattern of a neighbour too (session 12: least sure first
+    redecoded right tiles of a pattern read once too often, dev 12201 #12, #30). A tile
+    with ``joint (n, n, K⁴)`` (the joint posterior of its colourings, its four triangles
+    sharing one light and one glare, :func:`cell_glare_posteriors`; NaN where unknown)
+    weighs its colourings by that instead of its triangles' own
     evidence one by one (``own (n, n, 4, K)``, the part of ``total`` that is the cell's
     own). Returns the new labels and the ``(n, n)`` cells changed.
     """
@@ -1291,27 +1296,33 @@ def set_limit(labels: np.ndarray, total: np.ndarray, is_tile: np.ndarray,
     done = np.zeros((n, n), bool)      # redecoded once: not again (no cycles)
     combos = np.array(np.meshgrid(*[np.arange(K)] * 4, indexing="ij")).reshape(4, -1).T
     combo_cls = pattern_classes(combos, K)
-    for _ in range(int(is_tile.sum())):
-        cls = np.where(is_tile, pattern_classes(out, K), -1)
-        vals, counts = np.unique(cls[is_tile], return_counts=True)
-        over = vals[counts > copies]
-        todo = []
-        for v in over:
-            rr, cc = np.nonzero(cls == v)
-            order = np.argsort(-conf[rr, cc], kind="stable")
-            todo += [(float(conf[r, c]), int(r), int(c)) for r, c in
-                     zip(rr[order][copies:], cc[order][copies:], strict=True)
-                     if conf[r, c] < sure and not done[r, c]]
-        if not todo:
-            break
-        _, r, c = min(todo)
-        held = np.bincount(cls[is_tile], minlength=K ** 4)
-        held[cls[r, c]] -= 1
+
+    def costs(r: int, c: int) -> np.ndarray:
         cost = total[r, c, np.arange(4), combos].sum(axis=1)
         if joint is not None and own is not None and np.isfinite(joint[r, c]).all():
             cost = (cost - own[r, c, np.arange(4), combos].sum(axis=1)
                     - np.log(np.maximum(joint[r, c], 1e-12)) * POSTERIOR_SCALE)
-        cost = np.where(held[combo_cls] >= copies, np.inf, cost)
+        return cost
+
+    for _ in range(int(is_tile.sum())):
+        cls = np.where(is_tile, pattern_classes(out, K), -1)
+        vals, counts = np.unique(cls[is_tile], return_counts=True)
+        over = vals[counts > copies]
+        held = np.bincount(cls[is_tile], minlength=K ** 4)
+        todo = []
+        for v in over:
+            for r, c in zip(*np.nonzero(cls == v), strict=True):
+                if conf[r, c] >= sure or done[r, c]:
+                    continue
+                # the evidence given up by the best colouring the set still allows
+                cost = costs(r, c)
+                now = float(cost[int(np.ravel_multi_index(tuple(out[r, c]), (K,) * 4))])
+                cost = np.where(held[combo_cls] - (combo_cls == v) < copies, cost, np.inf)
+                todo.append((float(cost.min()) - now, float(conf[r, c]), int(r), int(c),
+                             cost))
+        if not todo:
+            break
+        _, _, r, c, cost = min(todo, key=lambda t: t[:2])
         done[r, c] = True
         if not np.isfinite(cost.min()):
             continue
