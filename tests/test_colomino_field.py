@@ -153,7 +153,11 @@ def test_ruler_without_any_board_colour_is_none():
 # where all four game colours mix); a small 12×12 board on a red gingham under a 3300 K
 # lamp, defocused, with an arm's shadow (dev 12251 hard #4: the faint printed lines scored
 # a field half a cell off above the right one, which the line-judged refinement kept, a
-# corner 0.52 cell off; the wide crossing fit judged by lines plus rim markings finds it)
+# corner 0.52 cell off; the wide crossing fit judged by lines plus rim markings finds it);
+# a 12×12 board on a navy cloth under a 2750 K lamp with 3.9 px of motion blur (dev 12256
+# hard #29: the ruler, 0.69, started the crossing fit 1.4 cells off, a field 1.2 cells
+# off finished weak, evidence 0.24; the printed-line fit of the same size, 0.49, finishes
+# right with 0.85)
 HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (133021088313619, "hard", 720, 1280, 12),
                (124113672743452, "normal", 1080, 1920, 12),
@@ -167,7 +171,8 @@ HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (265153816750398, "normal", 1080, 1920, 12),
                (258419207199262, "hard", 1500, 2000, 12),
                (85828139579228, "hard", 1080, 1920, 12),
-               (85276768791451, "hard", 1280, 720, 12)]
+               (85276768791451, "hard", 1280, 720, 12),
+               (146415420007617, "hard", 1920, 1080, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")

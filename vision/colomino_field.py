@@ -961,6 +961,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     drop = [np.count_nonzero(m) / m.size >= 0.2 for m in classes]
     best = None  # (score, n, H image → unit field square)
     best_of_size: dict = {}  # the best option of each board size
+    best_of_kind: dict = {}  # ... of each board size and source (ruler, lines)
     own_views: list = []  # candidates' own views, for a last look (_grid_in_candidate)
     memo: dict = {}  # the colour region, shared by the cluster searches
     # the print's light regions as outlines (full-res), and the grids found in them, are
@@ -1001,6 +1002,9 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                     best = opt
                 if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
                     best_of_size[opt[1]] = opt
+                kind = opt[1], opt[3]
+                if kind not in best_of_kind or opt[0] > best_of_kind[kind][0]:
+                    best_of_kind[kind] = opt
             if best is not None and best[0] >= CLEAR_GRID:
                 break
     if best is None or best[0] < SURE_GRID_SCORE:
@@ -1025,6 +1029,9 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
                     best = opt
                 if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
                     best_of_size[opt[1]] = opt
+                kind = opt[1], opt[3]
+                if kind not in best_of_kind or opt[0] > best_of_kind[kind][0]:
+                    best_of_kind[kind] = opt
     if best is None or best[0] < SURE_GRID_SCORE:
         # no clear grid: the printed lines in the candidates' own views (before their
         # outline was re-fitted), taken when they show a clear grid there
@@ -1043,6 +1050,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     score, n, Hu, source = best
     image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     start = (n, Hu)
+    start_source = source
     n, Hc, canon = _straighten(image, image_gray, n, Hu, sizes)
     evidence = _field_evidence(canon, n)
     rival = _rival(best, best_of_size)
@@ -1056,6 +1064,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         if got_evidence > evidence + 0.1:
             score, (n, Hc, canon), evidence = rival[0], got, got_evidence
             start = (rival[1], rival[2])
+            start_source = rival[3]
     if evidence < WEAK_FIELD:
         # the rim ruler can count a side's markings wrong (9 read on a 12×12 board) while
         # its outline is right, and a grid of the wrong pitch gives the crossing fit
@@ -1082,6 +1091,18 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             got_evidence = _field_evidence(got[2], got[0])
             if got_evidence > evidence + 0.1:
                 (n, Hc, canon), evidence = got, got_evidence
+    if evidence < WEAK_FIELD:
+        # still weak: the best grid of the start's size from the other source (the
+        # printed-line fit when the ruler started, or back): under motion blur and a
+        # warm lamp a ruler read on an outline drawn through the markings can start the
+        # crossing fit more than a cell off, where it agrees on nothing
+        for (m, src), opt in best_of_kind.items():
+            if m != start[0] or src == start_source or _same_field(n, Hc, m, opt[2]):
+                continue
+            got = _straighten(image, image_gray, m, opt[2], sizes)
+            got_evidence = _field_evidence(got[2], got[0])
+            if got_evidence > evidence + 0.1:
+                score, (n, Hc, canon), evidence = opt[0], got, got_evidence
     if evidence < WEAK_FIELD:
         # still weak: the outlines of the board print's light regions (the colour
         # clusters can hold a part of the board only: few tiles, the rim markings' red
