@@ -269,9 +269,10 @@ jokers 14, other 9, field 7, own print 3). Boards failing on a single cell are m
 jokers (missed, or an empty cell at the field's edge taken as one) and one-colour tiles
 on their own printed field (7 boards of 109, each that one cell). :func:`set_limit` now
 redecodes the tile giving up the least evidence first, not the least sure (piece
-errors, boardcam evaluate: dev 274 -> 269, held-out 218 -> 212; see there). Tried and dropped: the border bands
-(:func:`border_shade`, per side) as a veto on jokers with no plain print beside them
-(an empty cell among raised tiles takes their shadow, a joker covers its cell): on dev
+errors, boardcam evaluate: dev 274 -> 269, held-out 218 -> 212; see there). Tried and
+dropped: the border bands (:func:`border_shade`, per side) as a veto on jokers with no
+plain print beside them (an empty cell among raised tiles takes their shadow, a joker
+covers its cell): on dev
 12201 the false ones reached 0.43/0.44 beside a tile and 0.57/0.63 at the rim, true
 jokers 0.56 and 0.73-0.87; a veto below 0.5 beside a tile and 0.8 at the rim lost a
 true joker on held-out normal (rim 0.73) and turned a false joker into a false tile on
