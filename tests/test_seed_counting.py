@@ -677,3 +677,33 @@ def test_a_constant_outlier_floor_would_empty_the_store(monkeypatch):
     visible = [0, 0, 0, 6, 3, 1, 0, 2, 0, 1, 1, 1, 21, 22]
     counts, _ = sc.constrain_total(visible, 48, 0.6, [False] * 12 + [True, True])
     assert 0 in counts[12:]
+
+
+# dev 12401 hard photo 31: a pile of 15 seen over its far rim (spill 0.98) shows 1 peak
+SPILLED_VISIBLE = [1, 3, 0, 2, 1, 0, 2, 0, 1, 3, 1, 0, 10, 6]
+SPILLED = [0.02, 0.02, 0.01, 0.03, 0.02, 0.02, 0.02, 0.01, 0.98, 0.24, 0.02, 0.04,
+           float("nan"), float("nan")]
+
+
+def test_the_hidden_seeds_go_to_the_pile_seen_over_its_far_rim():
+    """A pile that spills over its pit's far rim shows its seeds there, beyond the count's
+    circle, so its few peaks inside do not speak against a big pile: the seeds the
+    48-seed total must place go to it, not to a pit showing three peaks and no spill."""
+    counts, _ = sc.constrain_total(SPILLED_VISIBLE, 48, 0.6, [False] * 12 + [True, True],
+                                   spill=SPILLED)
+    assert counts[8] >= 10
+    assert counts[1] == 3 and counts[9] == 3
+    assert sum(counts) == 48
+    # the widening is for the spilled pit's piles only
+    table = sc.loglik_table(SPILLED_VISIBLE, 30, [False] * 12 + [True, True],
+                            spill=SPILLED)
+    plain = sc.loglik_table(SPILLED_VISIBLE, 30, [False] * 12 + [True, True])
+    assert np.allclose(np.delete(table, 8, 0)[:12], np.delete(plain, 8, 0)[:12])
+
+
+def test_without_the_spilled_spread_a_small_pit_takes_the_pile(monkeypatch):
+    """The failure the spilled spread fixes (so the test above cannot pass by accident)."""
+    monkeypatch.setattr(sc, "SPILL_SIGMA", 0.0)
+    counts, _ = sc.constrain_total(SPILLED_VISIBLE, 48, 0.6, [False] * 12 + [True, True],
+                                   spill=SPILLED)
+    assert counts[8] <= 2
