@@ -26,8 +26,10 @@ import numpy as np
 
 STEPS_FIELD = ["_grid_in_candidate", "_straighten", "_settle_size", "_field_evidence",
                "_colour_cluster_quads", "quad_candidates", "fit_grid", "_rim_of",
-               "refine_grid"]
-STEPS_GRID = ["robust_homography", "_fit_crossings"]
+               "refine_grid", "outline_from_mask", "ruler_grid", "rim_evidence",
+               "_print_quads"]
+STEPS_GRID = ["robust_homography", "_fit_crossings", "_consensus_line", "_msac_costs",
+              "_rectangle_hypotheses", "line_ridges", "ridge_maps"]
 
 
 def main(argv=None) -> int:

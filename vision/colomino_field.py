@@ -190,6 +190,37 @@ on 24 dev/held-out photos, CPU per photo): locate_field ~88 ms, of which _straig
 12×12 field, twice when the wide search repeats), the candidates' views 30, size
 settling 10, fit_grid 7; the ≤ 3x-decode target needs a different design (fewer, cheaper
 crossing fits and candidate views), not a coarser copy of this one.
+
+Session 12 (dev seeds 12250 normal / 12251 hard, 40 photos each, and 12256 hard, 40;
+held-out 12252 normal / 12253 hard, 30 each; CARIBO 12254 + Wauri 12255 hard, 40):
+``colomino_field_bench.py`` found no field lost at normal (dev 40/40, held-out 30/30)
+and three bad hard fields, each a field finishing weak (:data:`WEAK_FIELD`): dev 12251
+#4, a small 12×12 on a red gingham under 3300 K, defocused, an arm's shadow — the
+line-judged refinement kept a field half a cell off, whose faint lines scored 0.22
+against 0.18 of the right one (rim markings 0.33 against 0.50): a still weak field is
+now moved once more by the wide crossing fit judged by lines plus rim markings
+(:func:`_rim_judged_refinement`); dev 12256 #29, a 12×12 on a navy cloth under 2750 K
+with 3.9 px of motion blur — the ruler (0.69) started the crossing fit 1.4 cells off and
+the field finished 1.2 cells off (evidence 0.24) while the printed-line fit of the same
+size (0.49) was never straightened (only each size's best grid was kept): a still weak
+field is now also straightened from the best grid of its own size from the other source
+(ruler or lines), finishing right (0.85). Both only where a field finishes weak: every
+other field of the 190 photos unchanged, no board on the 40 CARIBO/Wauri photos. Not
+fixed: dev 12256 #16, a small 12×12 (24 px per cell in a 1280×720 photo, 93 tiles) on a
+dark-grey gingham under 6700 K: no board found; even the true field shows little
+(evidence 0.26: lines 0.11, rim 0.15). The 12×12-read-as-9×9 (floral cloth) and the green
+gingham cases of session 11 did not occur among these 150 hard photos. Speed, exact: the
+print's light-region outlines and their grids computed once (1.10x on the one dev photo
+taking both fallbacks, 0 of 90 answers differ). Where the field's time goes now
+(``colomino_field_steps.py`` on 30 dev photos, CPU per photo): locate_field ~91 ms,
+_straighten 40 (refine_grid 15, robust_homography 12: _msac_costs 5, the hypotheses 3;
+_settle_size 12), _grid_in_candidate 27 (outline_from_mask 7, of which _consensus_line
+6; fit_grid 5; ruler_grid 3), rim_evidence 4 over all its calls. Looked at and not done
+(none exact and worth it): the column sums by np.cumsum of a Fortran-ordered copy
+(bit-identical, 1.3-1.5x slower than the row loop), an early exit of the settling's rim
+evidence once the marking share cannot win (rim_evidence is 0.24 ms a call: ~1 %), a memo
+of the candidates' grids across stages (no candidate outline recurs on 60 dev and CARIBO
+photos) or of the crossing fits (no fit recurs on 31 recorded calls).
 """
 
 from __future__ import annotations
