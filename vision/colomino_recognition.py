@@ -281,7 +281,9 @@ the rim, false ones 0.43 and 0.70-0.80: no usable split. A printed field decoded
 solid colour by the edge decoding (a triangle read otherwise) taken as uncovered print
 before the set limit (so it would not use up a pattern): it never happened on 169
 photos of the five sets. Redecoding sure tiles too (:data:`CONF_SET_SURE` 1.01) with
-the new order: 12204 74 -> 76. The rim print beside an edge cell as the reference for
+the new order: 12204 74 -> 76; redecoding only tiles giving up at most 0.5 / 1 / 2 of
+evidence (a firm reading kept, a board read wrong all over left alone): dev 199 wrong
+cells -> 202 / 199 / 200. The rim print beside an edge cell as the reference for
 a joker's lightness (unsaturated pixels of the rim cell beside it, canonical view):
 the rim's markings, grid edge and board edge leave too little print there to measure
 (ratios 0.9-12 for true and false jokers alike). Blues read red in a hot spot (dev
