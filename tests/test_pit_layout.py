@@ -626,9 +626,10 @@ ABOVE_SEED = 159994526663648
 
 
 def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
-    """The squashed spot windows miss this board's round pits; when nothing is clear the
-    lattices are searched again on spots in square windows, which locate it (without
-    that search: no board)."""
+    """The squashed spot windows miss this board's round pits (but for the table-aware
+    lattice's later lattices); when nothing is clear the lattices are searched again on
+    spots in square windows, which locate it (without that search and with the
+    table-aware lattice's first 3 lattices only: no board)."""
     from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
@@ -647,6 +648,11 @@ def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
                         lambda pyr, keep=3, squash=None, min_pits=6: plain(pyr, keep))
     monkeypatch.setattr(pl, "table_lattice_homographies",
                         lambda pyr, keep=3, squash=None, min_pits=6: table(pyr, keep))
+    # the squashed table-aware lattice's later lattices (TABLE_KEEP = 6) hold this board
+    # too; with its first 3 only the square windows find it
+    fit = pl.find_board(img)
+    assert fit is not None and fit.contrast > 0.9
+    monkeypatch.setattr(pl, "TABLE_KEEP", 3)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
 
@@ -674,5 +680,21 @@ def test_a_returned_fit_not_yet_clear_gets_more_round_window_rounds(monkeypatch)
     contrast rises (FINAL_MORE) locate every cavity; without them: no board."""
     img = _render_and_locate(DIM_STATE, DIM_SEED)
     monkeypatch.setattr(pl, "FINAL_MORE", 0)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86
+
+
+# dev photo 12301 #5 (hard): a board on a striped cloth, 3000x4000, camera tilted 40 deg
+STRIPES_STATE = {"game": "wauri", "south": [8, 0, 2, 4, 2, 2], "north": [3, 0, 0, 3, 1, 2],
+                 "stores": {"south": 10, "north": 11}, "to_move": "south"}
+STRIPES_SEED = 194400018361773
+
+
+def test_the_table_aware_lattice_looks_past_the_boards_own_front_face(monkeypatch):
+    """The board's front face and the gaps between its rows form lattices that outvote
+    its pits; the table-aware lattice's 12-pit fit of the board comes only after a few
+    of those, so find_boards takes TABLE_KEEP of them (with the earlier 3: no board)."""
+    img = _render_and_locate(STRIPES_STATE, STRIPES_SEED)
+    monkeypatch.setattr(pl, "TABLE_KEEP", 3)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
