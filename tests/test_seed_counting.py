@@ -707,3 +707,31 @@ def test_without_the_spilled_spread_a_small_pit_takes_the_pile(monkeypatch):
     counts, _ = sc.constrain_total(SPILLED_VISIBLE, 48, 0.6, [False] * 12 + [True, True],
                                    spill=SPILLED)
     assert counts[8] <= 2
+
+
+def test_a_lone_weak_seed_apart_from_the_seeds_found_is_counted(monkeypatch):
+    """A maximum just below the photo's threshold (light seeds set it), clear of the
+    seeds found and of a colour far from the bare floor's, is a seed (session 12: pits of
+    one seed read empty); the lit floor (the floor's colour), a maximum beside a seed
+    found (the lit floor beyond its shadow) and one below PIT_WEAK_FRACTION are not."""
+    bgr, masks, weak, light = _pile_scene()
+    th = 100.0
+    resp = np.zeros(bgr.shape[:2], np.float32)
+    peaks = np.zeros(bgr.shape[:2], bool)
+    for x, y in light:
+        resp[y, x], peaks[y, x] = 2 * th, True
+    for (x, y), v in zip(weak, (0.7, 0.9, 0.7, 0.3), strict=True):
+        resp[y, x] = v * th
+    beside = (202, 50)  # 1.5 seed radii from pit 2's light seed, on the brown bean's rim
+    resp[beside[1], beside[0]] = 0.9 * th
+    maxima = resp > 0
+    got = sc.pit_weak_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert sorted(zip(*np.nonzero(got)[::-1], strict=True)) == sorted([weak[0], weak[2]])
+    monkeypatch.setattr(sc, "PIT_WEAK_FEW", 2)  # pits showing three seeds are left alone
+    got = sc.pit_weak_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert list(zip(*np.nonzero(got)[::-1], strict=True)) == [weak[2]]
+    monkeypatch.setattr(sc, "PIT_WEAK_LIKE", 1.0)  # the colour keeps the lit floor out
+    monkeypatch.setattr(sc, "PIT_WEAK_FEW", 4)
+    got = sc.pit_weak_seeds(bgr, resp, maxima, peaks, th, masks, R)
+    assert got[weak[1][1], weak[1][0]]
+    assert not got[beside[1], beside[0]] and not got[weak[3][1], weak[3][0]]

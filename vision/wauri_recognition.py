@@ -54,8 +54,12 @@ Pipeline (:func:`read_board`):
    model's outlier floor is a heavy tail (``OUTLIER_TAIL`` in
    :mod:`vision.seed_counting`), so the total no longer empties a cavity showing many
    peaks; most seeds missed in piles and big stores have no maximum of the filter at
-   all (``benchmarks/wauri_recognition_missed.py``). Left: piles of 5+ and the big
-   stores, where the pits' hidden seeds land (a guess), and the stores' split.
+   all (``benchmarks/wauri_recognition_missed.py``). Session 12: a pile seen over its
+   far rim no longer has its few peaks inside the count's circle veto its count
+   (``SPILL_SIGMA`` in :mod:`vision.seed_counting`), and a lone seed answering just
+   below the threshold is counted (:func:`vision.seed_counting.pit_weak_seeds`). Left:
+   piles of 5+ and the big stores, where the pits' hidden seeds land (a guess), and the
+   stores' split.
 
 Tracking (:func:`track`): from the previous position, every legal turn of the player to
 move (a move plus its extra moves), the position unchanged, and every turn followed by
