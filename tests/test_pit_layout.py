@@ -626,10 +626,9 @@ ABOVE_SEED = 159994526663648
 
 
 def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
-    """The squashed spot windows miss this board's round pits (but for the table-aware
-    lattice's later lattices); when nothing is clear the lattices are searched again on
-    spots in square windows, which locate it (without that search and with the
-    table-aware lattice's first 3 lattices only: no board)."""
+    """The squashed spot windows miss this board's round pits; when nothing is clear the
+    lattices are searched again on spots in square windows, which locate it (without
+    that search: no board)."""
     from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
@@ -647,12 +646,8 @@ def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
     monkeypatch.setattr(pl, "_plain_lattice_found",
                         lambda pyr, keep=3, squash=None, min_pits=6: plain(pyr, keep))
     monkeypatch.setattr(pl, "table_lattice_homographies",
-                        lambda pyr, keep=3, squash=None, min_pits=6: table(pyr, keep))
-    # the squashed table-aware lattice's later lattices (TABLE_KEEP = 6) hold this board
-    # too; with its first 3 only the square windows find it
-    fit = pl.find_board(img)
-    assert fit is not None and fit.contrast > 0.9
-    monkeypatch.setattr(pl, "TABLE_KEEP", 3)
+                        lambda pyr, keep=3, squash=None, min_pits=6, keep_full=0:
+                        table(pyr, keep, keep_full=keep_full))
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
 
@@ -693,7 +688,8 @@ STRIPES_SEED = 194400018361773
 def test_the_table_aware_lattice_looks_past_the_boards_own_front_face(monkeypatch):
     """The board's front face and the gaps between its rows form lattices that outvote
     its pits; the table-aware lattice's 12-pit fit of the board comes only after a few
-    of those, so find_boards takes TABLE_KEEP of them (with the earlier 3: no board)."""
+    of those, so find_boards takes later ones matching all 12 pits, up to TABLE_KEEP
+    (with the first 3 only: no board)."""
     img = _render_and_locate(STRIPES_STATE, STRIPES_SEED)
     monkeypatch.setattr(pl, "TABLE_KEEP", 3)
     fit = pl.find_board(img)

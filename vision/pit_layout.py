@@ -24,9 +24,10 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    **colour regions** (k-means in Lab, :func:`_region_fits`) propose rectangles, aligned
    with a cavity template search (:func:`fit_cavities`).
    Still none clear: the lattice again, from spots whose surround is not a colour of
-   the table (:func:`table_lattice_homographies`, its :data:`TABLE_KEEP` best lattices
-   per surround limit; a busy cloth's blobs crowd the pits out of the first lattice's
-   spots). Still none clear: both lattices from spots in
+   the table (:func:`table_lattice_homographies`: per surround limit its first 3
+   lattices and, up to :data:`TABLE_KEEP`, later ones matching all 12 pits; a busy
+   cloth's blobs crowd the pits out of the first lattice's spots).
+   Still none clear: both lattices from spots in
    square windows (the first ones are :data:`LAT_SQUASH` as high as wide, for a tilted
    camera; a camera straight above sees round pits), fits matching at least
    :data:`SQUARE_MIN_PITS` pits only, kept only when clear.
@@ -247,16 +248,18 @@ rows get 11 and win every one of the LAT_TRIES refits; the body's rectangle (0.7
 pitch off: it includes the front face) polishes away to 9.7 tolerances. Tried and
 dropped for #5: every hypothesis' cell refitted (least squares) to its votes and voted
 again (the on-pit hypotheses still get 8 votes at most, rank 56 and lower; no fit
-changes for this photo). Kept: find_boards takes :data:`TABLE_KEEP` = 6 lattices (was
-3) per surround limit from the table-aware lattice: #5's 12-pit lattice is its 5th
-(unpolished 0.83, polished 0.99, 0.21 tolerances). Located 30, 28 -> 29, 30, 29 (+1
-wrong place) and 30 -> 30 on a second dev hard set (12306); per photo the same outcome
-everywhere else (two fits a little different, both located: held-out hard #28 0.70 ->
-0.63 tolerances, dev 12306 #1 0.53 -> 0.52); 0 of 52 CARIBO 12304, Colomino 12305 and
-sample photos accepted (Colomino #2's best fit now 0.661, above the 0.65 the tracking
-path allows before a legal turn must explain it, below the recogniser's 0.86). Its
-cost, on photos without a clear fit only: total find_boards CPU 0.95x on the 60 dev and
-held-out hard photos, 0.87x on 16 CARIBO/Colomino photos.
+changes for this photo). Kept: find_boards takes up to :data:`TABLE_KEEP` = 6
+lattices (was 3) per surround limit from the table-aware lattice, those after the
+first 3 only when they match all 12 pits: #5's 12-pit lattice is its 5th (unpolished
+0.83, polished 0.99, 0.21 tolerances). Located 30, 28 -> 29, 30, 29 (+1 wrong place)
+and 30 -> 30 on a second dev hard set (12306); 0 of 52 CARIBO 12304, Colomino 12305
+and sample photos accepted. 'wauri_board_ab.py --base 15dd2a6 --runs 1': 90 hard
+photos (12301, 12303, 12306) only #5 differs, total CPU 1.00x; 40 CARIBO/Colomino
+photos 0 differ (at the tracking path's 0.65 too), 0.99x. Taking all 6 instead (any
+pits matched): the same boards, but 3 of 20 Colomino photos gave a fit above the
+tracking path's 0.65 (best 0.66, none above the recogniser's 0.86), held-out hard #28
+moved (0.70 -> 0.63 tolerances, located either way) and 1.13x more CPU on the 40
+non-Wauri photos.
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
@@ -264,6 +267,7 @@ All pixel coordinates are ``(x, y)`` in the full-resolution image.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -1256,8 +1260,9 @@ SQUARE_MIN_PITS = 9  # pits a lattice fit from square-window spots must match (a
 TABLE_POOL = 300  # pit-like spots per radius looked at by table_lattice_homographies
 TABLE_RING_DE = (8.0, 16.0)  # least Lab distance of a spot's surround from the table's colours
 TABLE_KEEP = 6  # lattices find_boards takes from the table-aware lattice (squashed windows) per
-                # TABLE_RING_DE limit: the board's own front face and row gaps can make the
-                # first lattices (dev hard 12301 #5: its 12-pit lattice is the 5th)
+                # TABLE_RING_DE limit, those after the first 3 only when they match all 12
+                # pits: the board's own front face and row gaps can make the first lattices
+                # (dev hard 12301 #5: its 12-pit lattice is the 5th)
 
 
 def _lattice_pool(pyr: Pyramid,
@@ -1300,7 +1305,8 @@ def table_colours(lab: np.ndarray) -> np.ndarray:
 
 
 def table_lattice_homographies(pyr: Pyramid, keep: int = 3, squash: float | None = None,
-                               min_pits: int = 6) -> list[tuple[int, np.ndarray]]:
+                               min_pits: int = 6,
+                               keep_full: int = 0) -> list[tuple[int, np.ndarray]]:
     """Like :func:`lattice_homographies`, but from pit-like spots whose surround is *not*
     a colour of the table (:func:`table_colours`; Lab distance, lightness halved, above
     each of :data:`TABLE_RING_DE` in turn).
@@ -1309,7 +1315,9 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3, squash: float | None
     crowd the board's pits out of the :data:`LAT_PER_SCALE` kept per radius; a pit's
     surround is the board top, which the table does not show. From the
     :data:`TABLE_POOL` strongest spots per radius those with a surround unlike the table
-    are kept (the strongest :data:`LAT_PER_SCALE` per radius)."""
+    are kept (the strongest :data:`LAT_PER_SCALE` per radius). Per limit the first
+    ``keep`` lattices are taken, and those found after them, up to ``keep_full`` in all,
+    when they match all 12 pits."""
     small, full, pool = _lattice_pool(pyr, squash)
     if "table_colours" not in pyr.memo:  # the same for both window shapes
         lab = cv2.cvtColor(cv2.GaussianBlur(small, (5, 5), 0),
@@ -1325,7 +1333,9 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3, squash: float | None
             idx = np.flatnonzero((pool.scale == si) & (de > limit))
             keep_idx.append(idx[np.argsort(-pool.score[idx], kind="stable")][:LAT_PER_SCALE])
         sel = np.concatenate(keep_idx)
-        for n, hom in lattice_fits(pool.take(sel), keep, min_pits):
+        found = _lattice_fits_found(pool.take(sel), max(keep, keep_full), min_pits)
+        first = sorted(itertools.islice(found, keep), key=lambda o: -o[0])  # lattice_fits
+        for n, hom in first + [f for f in found if f[0] == len(PITS_MM)]:
             # the same lattice found at both limits is proposed once
             proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
             pitch = float(np.linalg.norm(proj[1] - proj[0]))
@@ -1447,20 +1457,22 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
             return True
         return add_best_first(lattice[1:] + extra())
 
-    def table_stage(squash: float, min_pits: int = 6, keep: int = 3) -> bool:
+    def table_stage(squash: float, min_pits: int = 6, keep_full: int = 0) -> bool:
         """The lattice from spots whose surround is not a colour of the table (a busy
         table can hide the pits from the plain lattice), windows ``squash`` as high as
-        wide, ``keep`` lattices per surround limit; True when a clear fit was found."""
+        wide, ``keep_full``: see :func:`table_lattice_homographies`; True when a clear
+        fit was found."""
         return add_best_first([(hom, n, n / 12.0)
                                for n, hom in table_lattice_homographies(
-                                   pyr, keep, squash=squash, min_pits=min_pits)])
+                                   pyr, squash=squash, min_pits=min_pits,
+                                   keep_full=keep_full)])
 
     # the lattice, then (with its fits after the first) the board's body, colour regions,
     # the table-aware lattice
     clear = (lattice_stage(LAT_SQUASH, lambda: [(hom, 0, score)
                                                 for _t, score, hom in _body_fits(pyr)])
              or add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
-             or table_stage(LAT_SQUASH, keep=TABLE_KEEP))
+             or table_stage(LAT_SQUASH, keep_full=TABLE_KEEP))
     if not clear and LAT_SQUASH != 1.0:
         # a camera looking straight down sees round pits, which the squashed windows mix
         # with board top: both lattices again from spots in square windows; only a clear
