@@ -259,7 +259,21 @@ photos 0 differ (at the tracking path's 0.65 too), 0.99x. Taking all 6 instead (
 pits matched): the same boards, but 3 of 20 Colomino photos gave a fit above the
 tracking path's 0.65 (best 0.66, none above the recogniser's 0.86), held-out hard #28
 moved (0.70 -> 0.63 tolerances, located either way) and 1.13x more CPU on the 40
-non-Wauri photos.
+non-Wauri photos. Speed (``benchmarks/wauri_stage_times.py``, 30 photos each, one
+OpenCV thread, CPU ms per photo / ratio to the median decode, 7.6 ms normal, 10.0 ms
+hard): dev normal recognize 132.8 / 17.5x, find_boards 79.6 / 10.5x (lattice pool 22.5
+/ 3.0x, polish rounds 21.1 / 2.8x for 4.9 rounds, contrasts 9.3 / 1.2x, body 7.2,
+fit_cavities 7.0), count_view 29.1 / 3.8x; dev hard recognize 197.1 / 19.7x,
+find_boards 142.7 / 14.3x (polish rounds 46.1 / 4.6x for 13.8 rounds, lattice pool 31.9
+/ 3.2x, contrasts 18.5 / 1.9x, colour regions 13.4, fit_cavities 11.4, body 9.1,
+table-aware lattice 8.4), count_view 30.8 / 3.1x. A polish round costs ~2-3 ms (one
+with round windows ~8.7: two DFT filter2D passes over the pit crop and the stores'),
+mostly many small OpenCV and numpy calls on ~200x90 px views. Tried and dropped (exact,
+no gain): the model-only part of :func:`cavity_feature` (top mask, its box average)
+remembered per view size and scale: fit_cavities(local) 2.84 -> 2.37 ms, but
+find_boards total CPU 1.00x on 16 CARIBO/Colomino photos (0 fits differ); the median
+of the top's colour computed only where some view pixel has no top near it (it always
+has: 34 % of the view lies beyond the board).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
