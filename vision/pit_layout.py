@@ -273,7 +273,11 @@ no gain): the model-only part of :func:`cavity_feature` (top mask, its box avera
 remembered per view size and scale: fit_cavities(local) 2.84 -> 2.37 ms, but
 find_boards total CPU 1.00x on 16 CARIBO/Colomino photos (0 fits differ); the median
 of the top's colour computed only where some view pixel has no top near it (it always
-has: 34 % of the view lies beyond the board).
+has: 34 % of the view lies beyond the board). A third dev hard set (12307, 30 photos,
+after the change): located 29; the miss, #19 (gingham, 1280x720, pitch 21 px at
+LAT_SIZE), is a board whose pits give almost no spots (5 of 12 pits without one among
+the 300 strongest per radius, squashed windows; the truth's fit 0.90, polished 0.91),
+no candidate within a pitch (best 0.70 elsewhere).
 
 All pixel coordinates are ``(x, y)`` in the full-resolution image.
 """
