@@ -500,3 +500,26 @@ def test_decode_confidences_are_the_chosen_posteriors():
     post /= post.sum(axis=1, keepdims=True)
     want = [post[i, c] if c >= 0 else 0.0 for i, c in enumerate(choice)]
     assert conf.tolist() == want
+
+
+def test_pattern_likelihood_from_a_tiles_own_segment_contrasts():
+    """A yellow tile with a white pair (34WY) under a 3200 K lamp: its own pattern
+    explains its six segments (log-likelihood 0), the one-colour pattern and the pair at
+    other segments far less; so a decoding whose every segment leans yellow (the white
+    pair read yellow under a misfitted light) still picks 34WY with the pattern term,
+    and the one-colour tile without it."""
+    refs = colour.nominal_paints_linear()
+    lamp = colour.planckian_gain(3200.0) * 0.7
+    segs = cr.ROT_SEGS[cr.ROTATION_INDEX["34WY"]]
+    ll = cr._pattern_ll((refs[segs] * lamp)[None], lamp)[0]
+    assert ll[cr.ROTATION_INDEX["34WY"]] == pytest.approx(0.0, abs=1e-9)
+    assert ll[cr.ROTATION_INDEX["Y"]] < -10.0 and ll[cr.ROTATION_INDEX["12WY"]] < -10.0
+    y, w = colour.LETTERS.index("Y"), colour.LETTERS.index("W")
+    seg_ll = np.full((1, 6, 6), -8.0)
+    seg_ll[0, :, y] = -0.05
+    seg_ll[0, segs == w, w] = -1.5  # white second for the pair
+    cells = np.zeros((1, 2), int)
+    plain, _, _ = cr._decode(seg_ll, cells)
+    with_pattern, _, _ = cr._decode(seg_ll, cells, rot_extra=ll[None])
+    assert cr.ALL_ROTATIONS[int(plain[0])].code == "Y"
+    assert cr.ALL_ROTATIONS[int(with_pattern[0])].code == "34WY"

@@ -538,3 +538,20 @@ def test_a_small_figure_is_read_under_its_own_tiles_light(monkeypatch):
     assert before is None or not compare_states("caribo", photo.truth["state"],
                                                 before).perfect
 
+
+
+def test_a_white_pair_on_a_yellow_tile_under_a_lamp_is_not_read_yellow(monkeypatch):
+    """Session 12: the 2-tile figure 34WY,34RY under a 2820 K lamp (dev seed 12159,
+    small-figure renders): the light fitted on its twelve segments reads the white pair
+    of 34WY as yellow segment by segment, and the tile was read all yellow. The pair
+    still stands apart from the tile's four yellow segments (one tile, one light), so
+    the tile's own segment contrasts (:func:`_pattern_ll`) read it exactly."""
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", "34WY,34RY", 12159, "normal")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    answer = cr.recognize(image)
+    assert compare_states("caribo", photo.truth["state"], answer).perfect
+    monkeypatch.setattr(cr, "PATTERN_SIGMA", 0.0)
+    before = cr.recognize(image)
+    assert "Y" in [t["tile"] for t in before["tiles"]]
