@@ -369,14 +369,19 @@ def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
     pieces = photo.truth["pieces"]
 
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
+    # (with two seeds the second seed's start regrown with the affine first step is right
+    # too, :data:`vision.caribo_lattice.AFFINE_CHOOSE`; without it none is)
+    monkeypatch.setattr(caribo_lattice, "AFFINE_CHOOSE", False)
     monkeypatch.setattr(caribo_lattice, "SEEDS", 2)
     assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
 
 
-def test_batched_regrowth_equals_one_by_one():
+def test_batched_regrowth_equals_one_by_one(monkeypatch):
     """Several lattices regrown together (each step's cells and outline scores sampled at
     once) end exactly where each one regrown alone does, including a start with no cells
-    near its seed."""
+    near its seed; and the homography and affine-first regrowths made together
+    (:func:`vision.caribo_lattice._regrow_both`, the affine one following the other until
+    they part) equal the two made apart, bit for bit."""
     A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
                                              np.array([360.0, 240.0]))
     Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
@@ -389,6 +394,12 @@ def test_batched_regrowth_equals_one_by_one():
               (A @ np.diag([0.8, 0.8, 1.0]), 32.0, c0 + [20.0, 10.0]),
               (A, 40.0, np.array([5000.0, 5000.0]))]
     bbox = cv2.boundingRect(paint.astype(np.uint8))
+    plain, affine = caribo_lattice._regrow_both(starts, ridges, paint)
+    for both, flag in ((plain, False), (affine, True)):
+        apart = caribo_lattice._regrow_many(starts, ridges, paint, flag)
+        assert all(np.array_equal(a, b) for a, b in zip(both, apart, strict=True))
+    assert any(not np.array_equal(a, b) for a, b in zip(plain, affine, strict=True))
+    monkeypatch.setattr(caribo_lattice, "AFFINE_CHOOSE", False)  # one-by-one is plain
     together = caribo_lattice._refine_many(starts, ridges, paint, bbox)
     for (H, pitch, seed), got in zip(starts, together, strict=True):
         (alone,) = caribo_lattice._refine_lattice(H, pitch, ridges, paint, seed)
@@ -741,10 +752,47 @@ def test_first_regrowth_step_refits_an_affine_map(monkeypatch):
         assert np.median(np.hypot(*(hexlattice.apply_homography(H, world) - best).T)) < 2.0
 
 
+def test_regrowth_choice_keeps_the_better_outline_fit_at_the_same_pitch(monkeypatch):
+    """:func:`vision.caribo_lattice._regrow_chosen` keeps, per start, the regrowth whose
+    honeycomb lies on the tile outlines (the true lattice over one 0.3 pitch off, either
+    way round), but never a regrowth at another pitch (a lattice of 0.33 the pitch puts
+    more cells on the paint and can outscore the true one; one of 1.2 the pitch outscores
+    a lattice 0.3 pitch off),
+    unless :data:`vision.caribo_lattice.AFFINE_SAME_PITCH` lets it."""
+    A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
+                                             np.array([360.0, 240.0]))
+    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
+    Ht = Ht / Ht[2, 2]
+    img, _ = _perspective_figure(Ht)
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
+    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    bbox = cv2.boundingRect((paint > 0.5).astype(np.uint8))
+    c0 = np.array([360.0, 240.0])
+    off = caribo_lattice._shifted(Ht, (0.3, 0.0))
+
+    def chosen(plain, affine):
+        monkeypatch.setattr(caribo_lattice, "_regrow_both",
+                            lambda starts, signal, mask: ([plain], [affine]))
+        out = caribo_lattice._regrow_chosen([(plain, 40.0, c0)], ridges, paint, bbox)[0]
+        return "affine" if out is affine else "plain"
+
+    assert chosen(off, Ht) == "affine"
+    assert chosen(Ht, off) == "plain"
+    finer = Ht @ np.diag([0.33, 0.33, 1.0])
+    coarser = Ht @ np.diag([1.2, 1.2, 1.0])
+    assert chosen(Ht, finer) == "plain"
+    assert chosen(off, coarser) == "plain"
+    monkeypatch.setattr(caribo_lattice, "AFFINE_SAME_PITCH", 100.0)
+    assert chosen(Ht, finer) == "affine"
+    assert chosen(off, coarser) == "affine"
+
+
 def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     """Dev hard photo (dataset seed 11001, photo 14): a homography refitted through the
     cells near the seed in the first regrowth step throws far tiles off their cells, and
-    no candidate puts every tile on its own; the seeds' best starts regrown with an affine
+    without :data:`vision.caribo_lattice.AFFINE_CHOOSE` no candidate puts every tile on
+    its own (with it one does); the seeds' best starts regrown with an affine
     first step as extra candidates (:data:`vision.caribo_lattice.AFFINE_EXTRA`, off:
     held-out worse) give one that does, and with the affine step everywhere
     (:data:`vision.caribo_lattice.AFFINE_START`, off: other photos fail) the first
@@ -756,6 +804,9 @@ def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     lab, paint, scale = _lattice_inputs(image)
     pieces = photo.truth["pieces"]
 
+    # each start regrown both ways, the better outline fit kept (AFFINE_CHOOSE, on)
+    assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
+    monkeypatch.setattr(caribo_lattice, "AFFINE_CHOOSE", False)
     assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
     monkeypatch.setattr(caribo_lattice, "AFFINE_EXTRA", True)
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
