@@ -62,6 +62,16 @@ cells. The right lattice as the first candidate, dev: 20 → 29 of 48 photos (no
 17 → 13).
 Still failing: the reader given the right lattice reads table or prop cells around the
 figure (1t 7003, 2t 7002/7003: 5-9 tiles read), or nothing with confidence (hard).
+
+Session 12 (``vision.caribo_lattice.AFFINE_CHOOSE``, the regrowth's affine first step
+kept per start where the lattice evidence prefers it; ``--seeds 12 --save`` with it off,
+then ``boardcam evaluate`` of the same photos off → on, perfect / tile errors, private
+tree e2f3d33 + the lattice module): dev 12050 normal 19 of 36 / 36 unchanged, dev 12060
+hard 11 of 36, 52 → 58 (3t 12062 1 → 7: no candidate right either way), held-out 12070
+normal 22 of 36 / 43 unchanged (one more "no tiles"), held-out 12080 hard 11 of 36 / 55
+unchanged. A one- to three-tile figure's tile-scale lattice has fewer than 6 cells in
+the first window, so its regrowth is the homography one either way; only finer lattices
+change.
 """
 
 from __future__ import annotations

@@ -123,8 +123,8 @@ the cells either puts on the paint, the same pitch within :data:`AFFINE_SAME_PIT
 segments no more mixed, :data:`AFFINE_MIXED`); measured there. The two regrowths are made
 together and the affine one only apart once it parts (:func:`_regrow_both`, bit for bit
 the two :func:`_regrow_many` runs). The losses of :data:`AFFINE_START` traced: a start
-whose affine regrowth changes scale (to 0.58 of the tile pitch on the close-runner-up
-photo), and a closer but more mixed lattice loosening :data:`MIXED_PRUNE`.
+whose affine regrowth changes scale (to about 0.4 of the tile pitch on the
+close-runner-up photo), and a closer but more mixed lattice loosening :data:`MIXED_PRUNE`.
 """
 
 from __future__ import annotations
@@ -875,21 +875,26 @@ reader takes another wrong one), dev 12000 normal 92.5 / 22 unchanged, held-out 
 hard 65.0 → 67.5 / 129 → 116 (#23 13 → 0), held-out 12002 normal 77.5 / 47 unchanged; no
 board perfect before is lost on the 160 photos. Small figures (``caribo_small_figures.py
 --seeds 12 --save``, then ``boardcam evaluate``) dev 12050 normal 19 of 36 / 36
-unchanged. CPU: recognize 1.11x (4 dev hard photos, ``caribo_lattice_flag_ab.py``); the
-affine-first regrowth follows the homography one until they part (:func:`_regrow_both`:
-about 6 of 15 starts never part), 1.20x when both were regrown in full.
+unchanged, dev 12060 hard 11 of 36 unchanged but 52 → 58 tile errors (3t 12062 1 → 7:
+no candidate right either way; the changed starts are all finer than the tiles, and two
+more of them pass :data:`MIXED_PRUNE`); held-out 12070 normal 22 of 36 / 43 and 12080
+hard 11 of 36 / 55 unchanged (one 3-tile normal photo read wrong → "no tiles"). CPU:
+recognize 1.11x (4 dev hard photos, ``caribo_lattice_flag_ab.py``); the affine-first
+regrowth follows the homography one until they part (:func:`_regrow_both`: about 6 of
+15 starts never part), 1.20x when both were regrown in full.
 Why the choice and not :data:`AFFINE_START`: tracing the truth, the affine first step
 loses where its start is not the same lattice followed better: on the close-runner-up
-photo test (3101 #24, two seeds) one start's affine regrowth went to a lattice of 0.58
-the tile pitch (tile radius 1.40 cells), whose many cells on the paint outscored the
-homography one on outline evidence summed over cells and whose uniform segments then
-pruned the right-scale candidates (hence the pitch test); on held-out 12002 #24 (no
-right candidate either way) the affine start was nearer the truth (2 against 4 tiles
-off) but more mixed (0.114 against 0.072), which raised the :data:`MIXED_PRUNE` limit,
-let seven more wrong candidates through and the reader read 8 tiles wrong instead of 5
-(hence the segment test). Measured without the segment test: dev hard 70.0 / 166 (#35
-18 → 0 too), held-out hard 67.5 / 116, held-out normal 77.5 / 50 (#24), dev normal 92.5
-/ 22: held-out normal worse, not taken."""
+photo test (3101 #24, two seeds) one start's affine regrowth went to a lattice of about
+0.4 the tile pitch (the tiles' corners 1.40 cells from their centres), whose many cells
+on the paint outscored the homography one on outline evidence summed over cells and
+whose uniform segments put it first and pruned the runner-up that the reader refits
+right (hence the pitch test); on held-out 12002 #24 (no right candidate either way) the
+affine start was nearer the truth (2 against 4 tiles off) but more mixed (0.114 against
+0.072), which raised the :data:`MIXED_PRUNE` limit, let seven more wrong candidates
+through and the reader read 8 tiles wrong instead of 5 (hence the segment test).
+Measured without the segment test: dev hard 70.0 / 166 (#35 18 → 0 too), held-out hard
+67.5 / 116, held-out normal 77.5 / 50 (#24), dev normal 92.5 / 22: held-out normal
+worse, not taken."""
 
 
 def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndarray,
