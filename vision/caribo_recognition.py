@@ -249,7 +249,10 @@ tile log-loss 0.358 -> 0.300, but held-out all 0.1534 -> 0.1600 (big normal 0.12
 a wrong reading), held-out hard 39 -> 38. And the pattern term in the final reading of
 every size (PATTERN_MAX_TILES 36; same cached lattices): big dev normal 25/30 perfect,
 43 -> 45 tile errors, dev hard 24 -> 25 of 40, 144 -> 145, held-out normal 14/20, 64 ->
-60, held-out hard 15/20, 54 -> 56: a trade, not taken.
+60, held-out hard 15/20, 54 -> 56: a trade, not taken. Sensitivity (not tuned on):
+PATTERN_SIGMA 7 instead of 5 gives small figures perfect / tile errors dev normal 26 /
+21 (5: 27 / 20), dev hard 18 / 35 (20 / 33), held-out normal 23 / 41 (24 / 40),
+held-out hard 25 / 38 (24 / 39); before the term 24 / 21, 17 / 36, 20 / 45, 24 / 38.
 """
 
 from __future__ import annotations
