@@ -260,6 +260,15 @@ def _perspective_figure(Ht: np.ndarray, shape=(480, 720)) -> tuple[np.ndarray, n
     return img, cells
 
 
+def _figure_inputs(img):
+    """CIELAB (float32, OpenCV scale), ridge strength and paint mask (float32 0/1) of a
+    rendered figure, as :func:`vision.caribo_lattice.find_lattice`'s callers make them."""
+    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
+    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    return lab, ridges, paint
+
+
 def test_figure_refit_follows_perspective_to_the_far_tiles():
     """A homography right on the near tiles but extrapolated (affine) to the far ones is
     refitted on every cell's measured outline: the far tiles come back onto their cells."""
@@ -268,9 +277,7 @@ def test_figure_refit_follows_perspective_to_the_far_tiles():
     Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0008, 1.0]]) @ A
     Ht = Ht / Ht[2, 2]
     img, cells = _perspective_figure(Ht)
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
-    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    lab, ridges, paint = _figure_inputs(img)
     # the centre tile's local affine view: exact there, drifting towards the rims
     w0 = np.zeros(2)
     J = np.array([(hexlattice.apply_homography(Ht, (w0 + d)[None])[0]
@@ -386,9 +393,7 @@ def test_batched_regrowth_equals_one_by_one(monkeypatch):
                                              np.array([360.0, 240.0]))
     Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
     img, _ = _perspective_figure(Ht / Ht[2, 2])
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
-    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    lab, ridges, paint = _figure_inputs(img)
     c0 = np.array([360.0, 240.0])
     starts = [(A, 40.0, c0), (caribo_lattice._shifted(A, (0.2, -0.1)), 40.0, c0),
               (A @ np.diag([0.8, 0.8, 1.0]), 32.0, c0 + [20.0, 10.0]),
@@ -764,9 +769,7 @@ def test_regrowth_choice_keeps_the_better_outline_fit_at_the_same_pitch(monkeypa
     Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
     Ht = Ht / Ht[2, 2]
     img, _ = _perspective_figure(Ht)
-    lab = cv2.cvtColor(img.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    ridges = hexlattice.ridge_strength(lab[..., 0], 1.0)
-    paint = (cr._table_distance(lab) > cr.PAINT_DISTANCE).astype(np.float32)
+    lab, ridges, paint = _figure_inputs(img)
     bbox = cv2.boundingRect((paint > 0.5).astype(np.uint8))
     c0 = np.array([360.0, 240.0])
     off = caribo_lattice._shifted(Ht, (0.3, 0.0))

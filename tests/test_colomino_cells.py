@@ -534,6 +534,20 @@ def test_set_limit_redecodes_the_least_sure_of_a_pattern_read_three_times():
     assert not cr.set_limit(labels, total, two, conf)[1].any()
 
 
+def _three_rrgg_tiles(n, K):
+    """Three tiles apart on an ``n`` x ``n`` board, each read RRGG (N E S W) by edge
+    evidence (``total``, cost per triangle and colour of ``K``) that allows nothing else:
+    the board's tile mask, its labels and its costs."""
+    is_tile = np.zeros((n, n), bool)
+    labels = np.zeros((n, n, 4), int)
+    for r, c in [(1, 1), (1, 3), (3, 1)]:
+        is_tile[r, c] = True
+        labels[r, c] = [0, 0, 2, 2]
+    total = np.full((n, n, 4, K), 5.0)
+    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    return is_tile, labels, total
+
+
 def test_set_limit_redecodes_the_tile_giving_up_least_evidence_not_the_least_sure():
     # three tiles read RRGG, all stated below CONF_SET_SURE. The least sure one (0.5, a
     # tile just above the split) is read RRGG by evidence that allows nothing else; one
@@ -541,14 +555,7 @@ def test_set_limit_redecodes_the_tile_giving_up_least_evidence_not_the_least_sur
     # read red). Least sure first would redecode the right tile; the evidence says the
     # surer one gives way (session 12, dev 12201 #12 and #30)
     n, K = 5, 4
-    is_tile = np.zeros((n, n), bool)
-    cells = [(1, 1), (1, 3), (3, 1)]
-    labels = np.zeros((n, n, 4), int)
-    for r, c in cells:
-        is_tile[r, c] = True
-        labels[r, c] = [0, 0, 2, 2]
-    total = np.full((n, n, 4, K), 5.0)
-    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    is_tile, labels, total = _three_rrgg_tiles(n, K)
     total[1, 3, 1, 3] = 0.3
     conf = np.ones((n, n))
     conf[1, 1], conf[1, 3], conf[3, 1] = 0.95, 0.9, 0.5
@@ -564,14 +571,7 @@ def test_set_limit_weighs_a_tile_read_whole_by_its_joint_colourings():
     # its whole-tile reading (a glare-lit tile: both blues share its light and glare)
     # says the two go together: BBGG
     n, K = 5, 4
-    is_tile = np.zeros((n, n), bool)
-    cells = [(1, 1), (1, 3), (3, 1)]
-    labels = np.zeros((n, n, 4), int)
-    for r, c in cells:
-        is_tile[r, c] = True
-        labels[r, c] = [0, 0, 2, 2]
-    total = np.full((n, n, 4, K), 5.0)
-    total[np.arange(n)[:, None, None], np.arange(n)[None, :, None], np.arange(4), labels] = 0.0
+    is_tile, labels, total = _three_rrgg_tiles(n, K)
     total[3, 1, 0, 3] = total[3, 1, 1, 3] = 0.2
     conf = np.ones((n, n))
     conf[3, 1] = 0.4

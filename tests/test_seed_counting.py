@@ -632,6 +632,18 @@ def _pile_scene():
     return bgr, [np.hypot(xx - x, yy - y) < 32 for x, y in pits], weak, light
 
 
+def _scene_response(bgr, light, weak, weak_shares, th):
+    """The filter response and seeds found for :func:`_pile_scene`: every light seed
+    found at twice the threshold ``th``, each weak maximum at its share of ``th``."""
+    resp = np.zeros(bgr.shape[:2], np.float32)
+    peaks = np.zeros(bgr.shape[:2], bool)
+    for x, y in light:
+        resp[y, x], peaks[y, x] = 2 * th, True
+    for (x, y), v in zip(weak, weak_shares, strict=True):
+        resp[y, x] = v * th
+    return resp, peaks
+
+
 def test_a_dark_bean_in_a_pile_is_counted(monkeypatch):
     """A weak maximum in a pit showing three seeds, clear of them, darker than the bare
     floor and not of its colour is a brown bean among light seeds (session 10: piles
@@ -640,12 +652,7 @@ def test_a_dark_bean_in_a_pile_is_counted(monkeypatch):
     left alone."""
     bgr, masks, weak, light = _pile_scene()
     th = 100.0
-    resp = np.zeros(bgr.shape[:2], np.float32)
-    peaks = np.zeros(bgr.shape[:2], bool)
-    for x, y in light:
-        resp[y, x], peaks[y, x] = 2 * th, True
-    for (x, y), v in zip(weak, (0.6, 0.6, 0.6, 0.3), strict=True):
-        resp[y, x] = v * th
+    resp, peaks = _scene_response(bgr, light, weak, (0.6, 0.6, 0.6, 0.3), th)
     maxima = resp > 0
     got = sc.pile_dark_seeds(bgr, resp, maxima, peaks, th, masks, R)
     assert list(zip(*np.nonzero(got)[::-1], strict=True)) == [weak[0]]
@@ -716,12 +723,7 @@ def test_a_lone_weak_seed_apart_from_the_seeds_found_is_counted(monkeypatch):
     found (the lit floor beyond its shadow) and one below PIT_WEAK_FRACTION are not."""
     bgr, masks, weak, light = _pile_scene()
     th = 100.0
-    resp = np.zeros(bgr.shape[:2], np.float32)
-    peaks = np.zeros(bgr.shape[:2], bool)
-    for x, y in light:
-        resp[y, x], peaks[y, x] = 2 * th, True
-    for (x, y), v in zip(weak, (0.7, 0.9, 0.7, 0.3), strict=True):
-        resp[y, x] = v * th
+    resp, peaks = _scene_response(bgr, light, weak, (0.7, 0.9, 0.7, 0.3), th)
     beside = (202, 50)  # 1.5 seed radii from pit 2's light seed, on the brown bean's rim
     resp[beside[1], beside[0]] = 0.9 * th
     maxima = resp > 0
