@@ -1064,16 +1064,35 @@ def pit_weak_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     lightness too: the floor's own speckle and lit patches are its colour), is a seed
     (strongest first, :data:`PIT_WEAK_GAP` apart).
     """
+    return _weak_pit_maxima(
+        bgr, resp, maxima, peaks, th, pit_masks, seed_r_px,
+        lambda shown: shown <= PIT_WEAK_FEW, PIT_WEAK_FRACTION, PIT_WEAK_GAP,
+        lambda c, floor, spread: np.linalg.norm((c - floor) / spread) >= PIT_WEAK_LIKE)
+
+
+def _weak_pit_maxima(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
+                     peaks: np.ndarray, th: float, pit_masks: list[np.ndarray],
+                     seed_r_px: float, pit_shows, fraction: float, gap: float,
+                     seed_colour) -> np.ndarray:
+    """Bool ``(H, W)`` mask of the weak maxima taken as seeds in some round pits.
+
+    The common part of :func:`pit_weak_seeds` and :func:`pile_dark_seeds`: in the pits
+    (``pit_masks``) whose number of seeds found so far (``peaks``) passes
+    ``pit_shows(n)``, the maxima above ``fraction`` of the threshold ``th`` and ``gap``
+    seed radii from every seed found, whose CIELAB colour ``c`` passes
+    ``seed_colour(c, floor, spread)`` against the photo's bare floor
+    (:func:`floor_chroma`, lightness too), strongest first and ``gap`` apart.
+    """
     out = np.zeros(resp.shape, bool)
     py, px = np.nonzero(peaks)
     inside = np.zeros(resp.shape, bool)
     for m in pit_masks:
-        if int(m[py, px].sum()) <= PIT_WEAK_FEW:
+        if pit_shows(int(m[py, px].sum())):
             inside |= m
     if not inside.any():
         return out
-    ys, xs = np.nonzero(maxima & inside & (resp > PIT_WEAK_FRACTION * th) & ~peaks)
-    clear = clear_of_seeds(peaks, ys, xs, PIT_WEAK_GAP * seed_r_px)
+    ys, xs = np.nonzero(maxima & inside & (resp > fraction * th) & ~peaks)
+    clear = clear_of_seeds(peaks, ys, xs, gap * seed_r_px)
     ys, xs = ys[clear], xs[clear]
     if not len(xs):
         return out
@@ -1081,8 +1100,8 @@ def pit_weak_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     if ref is None:
         return out
     floor, spread = ref
-    return _take_spots(bgr, resp, ys, xs, PIT_WEAK_GAP * seed_r_px, seed_r_px, out,
-                       lambda c: np.linalg.norm((c - floor) / spread) >= PIT_WEAK_LIKE)
+    return _take_spots(bgr, resp, ys, xs, gap * seed_r_px, seed_r_px, out,
+                       lambda c: seed_colour(c, floor, spread))
 
 
 PILE_DARK = True  # count the dark beans' weak tops in the round pits' piles (pile_dark_seeds)
@@ -1115,25 +1134,10 @@ def pile_dark_seeds(bgr: np.ndarray, resp: np.ndarray, maxima: np.ndarray,
     :data:`PILE_GAP` apart). Pits of one or two seeds are left alone (session 8: the
     chroma rule in every pit found more lit floor than seeds).
     """
-    out = np.zeros(resp.shape, bool)
-    py, px = np.nonzero(peaks)
-    inside = np.zeros(resp.shape, bool)
-    for m in pit_masks:
-        if int(m[py, px].sum()) >= PILE_FEW:
-            inside |= m
-    if not inside.any():
-        return out
-    ys, xs = np.nonzero(maxima & inside & (resp > PILE_FRACTION * th) & ~peaks)
-    clear = clear_of_seeds(peaks, ys, xs, PILE_GAP * seed_r_px)
-    ys, xs = ys[clear], xs[clear]
-    if not len(xs):
-        return out
-    ref = floor_chroma(bgr, peaks, pit_masks, seed_r_px, lightness=True)
-    if ref is None:
-        return out
-    floor, spread = ref
-    return _take_spots(bgr, resp, ys, xs, PILE_GAP * seed_r_px, seed_r_px, out,
-                       lambda c: (np.linalg.norm((c - floor) / spread) >= PILE_LIKE
+    return _weak_pit_maxima(
+        bgr, resp, maxima, peaks, th, pit_masks, seed_r_px,
+        lambda shown: shown >= PILE_FEW, PILE_FRACTION, PILE_GAP,
+        lambda c, floor, spread: (np.linalg.norm((c - floor) / spread) >= PILE_LIKE
                                   and c[0] < PILE_DARKER * floor[0]))
 
 
