@@ -285,7 +285,6 @@ All pixel coordinates are ``(x, y)`` in the full-resolution image.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -1351,9 +1350,9 @@ def table_lattice_homographies(pyr: Pyramid, keep: int = 3, squash: float | None
             idx = np.flatnonzero((pool.scale == si) & (de > limit))
             keep_idx.append(idx[np.argsort(-pool.score[idx], kind="stable")][:LAT_PER_SCALE])
         sel = np.concatenate(keep_idx)
-        found = _lattice_fits_found(pool.take(sel), max(keep, keep_full), min_pits)
-        first = sorted(itertools.islice(found, keep), key=lambda o: -o[0])  # lattice_fits
-        for n, hom in first + [f for f in found if f[0] == len(PITS_MM)]:
+        found = list(_lattice_fits_found(pool.take(sel), max(keep, keep_full), min_pits))
+        first = sorted(found[:keep], key=lambda o: -o[0])  # lattice_fits
+        for n, hom in first + [f for f in found[keep:] if f[0] == len(PITS_MM)]:
             # the same lattice found at both limits is proposed once
             proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
             pitch = float(np.linalg.norm(proj[1] - proj[0]))

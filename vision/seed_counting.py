@@ -620,9 +620,9 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
     st = np.zeros(len(v), bool) if stores is None else np.asarray(stores, bool)
     ns = np.arange(max_count + 1)[None, :]
     mean, sigma = visible_mean_sigma(ns, st[:, None], rate)
-    if spill is not None and SPILL_SIGMA > 0:
+    sp = None if spill is None else np.asarray(spill, dtype=np.float64)
+    if sp is not None and SPILL_SIGMA > 0:
         # a pile seen over the far rim shows its seeds there, beyond the count's circle
-        sp = np.asarray(spill, dtype=np.float64)
         over = (np.nan_to_num(sp, nan=0.0) >= SPILL_SEEN)[:, None] & (ns > PIT_LAYER)
         sigma = np.where(over, sigma + SPILL_SIGMA * np.minimum(1.0, (ns - PIT_LAYER)
                                                                  / PIT_LAYER), sigma)
@@ -638,8 +638,7 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
             zc = (c[known] - cm) / cs
             pc = np.exp(-0.5 * zc * zc) / (cs * math.sqrt(2 * math.pi))
             table[known] += COVER_WEIGHT * np.log(pc + COVER_OUTLIER)
-    if spill is not None:
-        sp = np.asarray(spill, dtype=np.float64)
+    if sp is not None:
         for i in np.nonzero(np.isfinite(sp))[0]:
             table[i] += spill_loglik(float(sp[i]), ns[0])
     return table
@@ -1016,24 +1015,21 @@ def seed_peaks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
         gap = ~(dval > DOMINANCE * lit)
         dark[dy[gap], dx[gap]] = False
     bright = merge_saddles(bright, resp, seed_r_px)
-    if FLOOR_PEAKS and bgr is not None and stores_mask is not None:
-        bright &= ~floor_peaks(bgr, resp, bright, dark,
-                               [m for m, st in zip(masks, stores_mask, strict=True)
-                                if not st], seed_r_px)
+    # the round pits' masks, for the rules that look at the pits only
+    pits = (None if bgr is None or stores_mask is None else
+            [m for m, st in zip(masks, stores_mask, strict=True) if not st])
+    if FLOOR_PEAKS and pits is not None:
+        bright &= ~floor_peaks(bgr, resp, bright, dark, pits, seed_r_px)
     peaks = bright | dark
     if CENTRE_SEED and pit_centres is not None and pit_half > 0:
         peaks |= centre_seeds(resp, maxima, peaks, th, pit_centres, pit_half, seed_r_px)
     if STORE_WEAK and bgr is not None and stores_mask is not None and any(stores_mask):
         peaks |= store_weak_seeds(bgr, resp, maxima, peaks, th, masks, stores_mask,
                                   seed_r_px)
-    if PILE_DARK and bgr is not None and stores_mask is not None:
-        peaks |= pile_dark_seeds(bgr, resp, maxima, peaks, th,
-                                 [m for m, st in zip(masks, stores_mask, strict=True)
-                                  if not st], seed_r_px)
-    if PIT_WEAK and bgr is not None and stores_mask is not None:
-        peaks |= pit_weak_seeds(bgr, resp, maxima, peaks, th,
-                                [m for m, st in zip(masks, stores_mask, strict=True)
-                                 if not st], seed_r_px)
+    if PILE_DARK and pits is not None:
+        peaks |= pile_dark_seeds(bgr, resp, maxima, peaks, th, pits, seed_r_px)
+    if PIT_WEAK and pits is not None:
+        peaks |= pit_weak_seeds(bgr, resp, maxima, peaks, th, pits, seed_r_px)
     return peaks
 
 
