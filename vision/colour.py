@@ -104,6 +104,18 @@ or less saturated) against the difference across it (another hue): saturation fo
 light's colour, exposure and camera, the hue much less."""
 
 
+def _hue_axes(centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per centre of ``centres (K, 3)`` (Lab) its hue direction ``u (K, 2)`` (unit a, b)
+    and the share ``(K,)`` of the squared chroma difference along it that
+    :func:`_weighted_dist2` takes off (``1 - s²``, ``s`` :data:`CHROMA_WEIGHT` for a
+    saturated centre, chroma ≥ 30, up to 1 for a grey one)."""
+    cab = centres[:, 1:]
+    cn = np.hypot(cab[:, 0], cab[:, 1])
+    u = cab / np.maximum(cn, 1e-6)[:, None]
+    s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
+    return u, 1.0 - s * s
+
+
 def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5) -> np.ndarray:
     """Squared Lab distance ``(..., K)`` to ``centres (K, 3)`` with lightness down-weighted
     (shading) and, for saturated centres (chroma ≥ 30), the chroma difference along the
@@ -112,10 +124,7 @@ def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5)
     # per component, without the (..., K, 3) difference array: the same operations on
     # the same numbers as the vector form, so the same results bit for bit
     lab = np.asarray(lab)
-    cab = centres[:, 1:]
-    cn = np.hypot(cab[:, 0], cab[:, 1])
-    u = cab / np.maximum(cn, 1e-6)[:, None]
-    s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
+    u, fac = _hue_axes(centres)
     d0 = lab[..., 0, None] - centres[:, 0]
     d0 *= l_weight
     d1 = lab[..., 1, None] - centres[:, 1]
@@ -123,7 +132,7 @@ def _weighted_dist2(lab: np.ndarray, centres: np.ndarray, l_weight: float = 0.5)
     radial = d1 * u[:, 0]
     radial += d2 * u[:, 1]
     radial *= radial
-    radial *= 1.0 - s * s
+    radial *= fac
     d0 *= d0
     d1 *= d1
     d2 *= d2
@@ -159,11 +168,7 @@ def _nearest_centre(lab: tuple, centres: np.ndarray, l_weight: float = 0.5):
         d2 = _weighted_dist2(np.stack([L, a, b], axis=-1), centres, l_weight)
         idx = np.argmin(d2, axis=-1)
         return idx, np.take_along_axis(d2, idx[..., None], axis=-1)[..., 0]
-    cab = centres[:, 1:]
-    cn = np.hypot(cab[:, 0], cab[:, 1])
-    u = cab / np.maximum(cn, 1e-6)[:, None]
-    s = 1.0 - (1.0 - CHROMA_WEIGHT) * np.minimum(cn / 30.0, 1.0)
-    fac = 1.0 - s * s
+    u, fac = _hue_axes(centres)
     best = idx = None
     d1, d2, radial, t = (np.empty_like(L) for _ in range(4))
     for k in range(len(centres)):
