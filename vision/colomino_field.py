@@ -821,6 +821,19 @@ def _field_evidence(canon: np.ndarray, n: int) -> float:
         rim_evidence(canon, n)
 
 
+def _kept(best, opt, best_of_size: dict, best_of_kind: dict):
+    """A grid option ``opt`` (score, n, H, source) counted among the options seen: it
+    replaces the best of its board size in ``best_of_size`` and of its size and source in
+    ``best_of_kind`` when it scores higher (the first kept on ties); returns the better
+    of ``best`` and ``opt`` (``best`` on ties, or ``opt`` when ``best`` is None)."""
+    if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
+        best_of_size[opt[1]] = opt
+    kind = opt[1], opt[3]
+    if kind not in best_of_kind or opt[0] > best_of_kind[kind][0]:
+        best_of_kind[kind] = opt
+    return opt if best is None or opt[0] > best[0] else best
+
+
 def _rival(best, best_of_size: dict):
     """The best grid of the other board size (``best_of_size``: size → option as
     ``best``, ``(score, n, H image → unit field, source)``) when it shows a grid too
@@ -1029,13 +1042,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             fit, Hq, ruler = got
             options = _options(fit, Hq, ruler)
             for opt in options:
-                if best is None or opt[0] > best[0]:
-                    best = opt
-                if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
-                    best_of_size[opt[1]] = opt
-                kind = opt[1], opt[3]
-                if kind not in best_of_kind or opt[0] > best_of_kind[kind][0]:
-                    best_of_kind[kind] = opt
+                best = _kept(best, opt, best_of_size, best_of_kind)
             if best is not None and best[0] >= CLEAR_GRID:
                 break
     if best is None or best[0] < SURE_GRID_SCORE:
@@ -1056,13 +1063,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             for opt in _options(*got) if got else []:
                 if opt[0] < SURE_GRID_SCORE:
                     continue
-                if best is None or opt[0] > best[0]:
-                    best = opt
-                if opt[1] not in best_of_size or opt[0] > best_of_size[opt[1]][0]:
-                    best_of_size[opt[1]] = opt
-                kind = opt[1], opt[3]
-                if kind not in best_of_kind or opt[0] > best_of_kind[kind][0]:
-                    best_of_kind[kind] = opt
+                best = _kept(best, opt, best_of_size, best_of_kind)
     if best is None or best[0] < SURE_GRID_SCORE:
         # no clear grid: the printed lines in the candidates' own views (before their
         # outline was re-fitted), taken when they show a clear grid there
