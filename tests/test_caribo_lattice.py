@@ -260,6 +260,15 @@ def _perspective_figure(Ht: np.ndarray, shape=(480, 720)) -> tuple[np.ndarray, n
     return img, cells
 
 
+def _tilted_lattice(u, v, centre, tilt: float):
+    """A lattice seen at a slant: the affine lattice (world → px) with cell steps ``u``,
+    ``v`` px around ``centre`` px, and that map under a perspective row ``(0, tilt, 1)``,
+    scaled to ``H[2, 2] = 1``: ``(A, Ht)``."""
+    A = hexlattice.affine_lattice_homography(np.array(u), np.array(v), np.array(centre))
+    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, tilt, 1.0]]) @ A
+    return A, Ht / Ht[2, 2]
+
+
 def _figure_inputs(img):
     """CIELAB (float32, OpenCV scale), ridge strength and paint mask (float32 0/1) of a
     rendered figure, as :func:`vision.caribo_lattice.find_lattice`'s callers make them."""
@@ -272,10 +281,7 @@ def _figure_inputs(img):
 def test_figure_refit_follows_perspective_to_the_far_tiles():
     """A homography right on the near tiles but extrapolated (affine) to the far ones is
     refitted on every cell's measured outline: the far tiles come back onto their cells."""
-    A = hexlattice.affine_lattice_homography(np.array([52.0, 4.0]), np.array([24.0, 44.0]),
-                                             np.array([360.0, 230.0]))
-    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0008, 1.0]]) @ A
-    Ht = Ht / Ht[2, 2]
+    _, Ht = _tilted_lattice([52.0, 4.0], [24.0, 44.0], [360.0, 230.0], 0.0008)
     img, cells = _perspective_figure(Ht)
     lab, ridges, paint = _figure_inputs(img)
     # the centre tile's local affine view: exact there, drifting towards the rims
@@ -389,10 +395,8 @@ def test_batched_regrowth_equals_one_by_one(monkeypatch):
     near its seed; and the homography and affine-first regrowths made together
     (:func:`vision.caribo_lattice._regrow_both`, the affine one following the other until
     they part) equal the two made apart, bit for bit."""
-    A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
-                                             np.array([360.0, 240.0]))
-    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
-    img, _ = _perspective_figure(Ht / Ht[2, 2])
+    A, Ht = _tilted_lattice([40.0, 3.0], [18.0, 34.0], [360.0, 240.0], 0.0006)
+    img, _ = _perspective_figure(Ht)
     lab, ridges, paint = _figure_inputs(img)
     c0 = np.array([360.0, 240.0])
     starts = [(A, 40.0, c0), (caribo_lattice._shifted(A, (0.2, -0.1)), 40.0, c0),
@@ -764,10 +768,7 @@ def test_regrowth_choice_keeps_the_better_outline_fit_at_the_same_pitch(monkeypa
     more cells on the paint and can outscore the true one; one of 1.2 the pitch outscores
     a lattice 0.3 pitch off),
     unless :data:`vision.caribo_lattice.AFFINE_SAME_PITCH` lets it."""
-    A = hexlattice.affine_lattice_homography(np.array([40.0, 3.0]), np.array([18.0, 34.0]),
-                                             np.array([360.0, 240.0]))
-    Ht = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0006, 1.0]]) @ A
-    Ht = Ht / Ht[2, 2]
+    _, Ht = _tilted_lattice([40.0, 3.0], [18.0, 34.0], [360.0, 240.0], 0.0006)
     img, _ = _perspective_figure(Ht)
     lab, ridges, paint = _figure_inputs(img)
     bbox = cv2.boundingRect((paint > 0.5).astype(np.uint8))
