@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -96,3 +97,20 @@ def test_folder_evaluation_with_a_recogniser_that_reads_truth(tmp_path):
     assert [(g.difficulty, g.photos, g.perfect) for g in groups] == [("normal", 1, 1),
                                                                     ("hard", 1, 1)]
     assert groups[0].to_json()["perfect_percent"] == 100.0
+
+
+def test_evaluate_command_runs_with_its_progress_bar(cli, tmp_path):
+    """``boardcam evaluate`` end to end on a committed sample photo, progress bar on (the
+    bar's library must be a declared dependency: a fresh install once lacked it)."""
+    sample = Path(__file__).resolve().parents[1] / "sample_images"
+    out = tmp_path / "eval.json"
+    r = cli("evaluate", str(sample), "--game", "wauri", "--limit", "1", "--json", str(out))
+    assert r.code == 0, r.err
+    assert "wauri" in r.out
+    (row,) = json.loads(out.read_text())["summary"]
+    assert row["game"] == "wauri" and row["photos"] == 1
+
+
+def test_evaluate_command_bad_folder_exits_2(cli, tmp_path):
+    r = cli("evaluate", str(tmp_path / "missing"))
+    assert r.code == 2 and "not a folder" in r.err and "Traceback" not in r.err
