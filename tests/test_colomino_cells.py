@@ -332,6 +332,29 @@ def test_a_joker_of_the_prints_tint_steps_up_at_its_border_a_hot_spot_does_not()
     assert _jokers_with_steps(tri) == set()
 
 
+def test_two_jokers_side_by_side_are_no_print_to_each_other():
+    # two white slabs of the print's tint, 13 % lighter, side by side beside a tile:
+    # each steps up against the plain print around it but is flat against the other,
+    # and each is as light as the other (a lamp's hot spot lights its neighbours too):
+    # the other joker is no plain print to test the step and the hot spot against
+    tri, light = _lit_board(0.0)
+    pair = {(6, 7), (5, 7)}
+    for cell in pair:
+        tri[cell] = PRINT * 1.13 * light[cell][:, None]
+    plain = np.ones(tri.shape[:2], bool)
+    plain[2, 3:5] = plain[6, 6] = False
+    step = cr.edge_steps(tri, plain)
+    assert abs(step[6, 7, 0]) < cr.JOKER_MIN_STEP < cr.JOKER_STEP < step[6, 7, 1]
+    assert _jokers_with_steps(tri) == pair
+    # one slab alone is found as before; a lamp's hot spot (two cells lit alike, no
+    # step at their borders) is still none
+    tri, light = _lit_board(0.0)
+    tri[6, 7] = PRINT * 1.13 * light[6, 7][:, None]
+    assert _jokers_with_steps(tri) == {(6, 7)}
+    tri, _ = _lit_board(0.3)
+    assert _jokers_with_steps(tri) == set()
+
+
 def test_edge_steps_follow_a_smooth_light_and_see_a_raised_slab():
     tri, light = _lit_board(0.3)
     plain = np.ones(tri.shape[:2], bool)
