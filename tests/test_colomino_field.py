@@ -467,3 +467,29 @@ def test_print_outlines_and_their_grids_are_computed_once(monkeypatch):
         pass
     assert calls["quads"] == 1
     assert len(calls["grids"]) == len(set(calls["grids"]))
+
+
+def test_weak_field_stages_stop_once_a_field_is_clearly_better(monkeypatch):
+    """A finished field below WEAK_FIELD is compared stage by stage with fields
+    straightened from other starts (the rival size, the start divided into the other
+    size, ...): once one of them finishes clearly better and above WEAK_FIELD, no later
+    stage runs and the rim-judged refinement is not tried. Forced on a sample photo by a
+    field evidence of 0 for the first finished field and 0.9 for every later one."""
+    root = Path(__file__).resolve().parents[1] / "sample_images"
+    img = decode_photo((root / "colomino_normal_106.jpg").read_bytes())
+    starts: list = []
+    plain = cf._straighten
+
+    def counted(image, image_gray, n, Hu, sizes, **k):
+        starts.append(n)
+        return plain(image, image_gray, n, Hu, sizes, **k)
+
+    monkeypatch.setattr(cf, "_straighten", counted)
+    monkeypatch.setattr(cf, "_field_evidence", lambda canon, n: 0.0 if len(starts) < 2 else 0.9)
+    monkeypatch.setattr(cf, "_rim_judged_refinement",
+                        lambda *a, **k: pytest.fail("a field above WEAK_FIELD refined again"))
+    Hc, n, score, canon = cf.locate_field(img)
+    # the start, then the rival size's best grid or (without one) the start divided into
+    # the other size: that one wins, nothing more is straightened
+    assert len(starts) == 2 and starts[1] != starts[0]
+    assert n == starts[1]

@@ -929,6 +929,14 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
     return n, Hc, canon
 
 
+def _finished(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarray, sizes):
+    """A start (n×n grid ``Hu``, image → unit field square) straightened
+    (:func:`_straighten`) and judged: ``((n, Hc, canon), evidence)`` with
+    :func:`_field_evidence` of the finished field."""
+    got = _straighten(image, image_gray, n, Hu, sizes)
+    return got, _field_evidence(got[2], got[0])
+
+
 def _rim_judged_refinement(image: np.ndarray, image_gray: np.ndarray, n: int, Hc: np.ndarray,
                            search: float = 0.45):
     """The n×n field ``Hc`` (image → canonical view) moved by one crossing-by-crossing
@@ -1083,62 +1091,50 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
     image_gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     start = (n, Hu)
     start_source = source
-    n, Hc, canon = _straighten(image, image_gray, n, Hu, sizes)
-    evidence = _field_evidence(canon, n)
+    (n, Hc, canon), evidence = _finished(image, image_gray, n, Hu, sizes)
     rival = _rival(best, best_of_size)
     if rival is not None:
         # the rim ruler and the printed-line fit can disagree on the size when the
         # straightened outline is wrong (a row of tiles taken for the rim, a side's 12
         # markings read as 9): their own scores do not compare then, the finished fields
         # do, by printed lines plus rim markings
-        got = _straighten(image, image_gray, rival[1], rival[2], sizes)
-        got_evidence = _field_evidence(got[2], got[0])
+        got, got_evidence = _finished(image, image_gray, rival[1], rival[2], sizes)
         if got_evidence > evidence + 0.1:
             score, (n, Hc, canon), evidence = rival[0], got, got_evidence
             start = (rival[1], rival[2])
             start_source = rival[3]
-    if evidence < WEAK_FIELD:
+
+    def divided():
         # the rim ruler can count a side's markings wrong (9 read on a 12×12 board) while
         # its outline is right, and a grid of the wrong pitch gives the crossing fit
         # nothing to agree on (no placement of the same pitch finds the field then):
-        # where the finished field shows few printed lines and rim markings, the start's
-        # outline divided into the other board size is straightened too, and the field
-        # with clearly more evidence wins
+        # the start's outline divided into the other board size
         for m in sizes:
-            if m == start[0]:
-                continue
-            got = _straighten(image, image_gray, m, start[1], sizes)
-            got_evidence = _field_evidence(got[2], got[0])
-            if got_evidence > evidence + 0.1:
-                (n, Hc, canon), evidence = got, got_evidence
-    if evidence < WEAK_FIELD:
-        # still weak: the other size's best grid is straightened too, whatever its own
-        # score (under blur the printed lines show faintly: 0.2 for a right 9×9 line fit
-        # whose field finished as 12×12, while the ruler's right 12×12 outline was
-        # settled into a 9×9 block of it with little evidence)
+            if m != start[0]:
+                yield None, m, start[1]
+
+    def other_size():
+        # the other size's best grid, whatever its own score (under blur the printed
+        # lines show faintly: 0.2 for a right 9×9 line fit whose field finished as
+        # 12×12, while the ruler's right 12×12 outline was settled into a 9×9 block of
+        # it with little evidence)
         for m, opt in best_of_size.items():
-            if m == start[0] or opt is rival:
-                continue
-            got = _straighten(image, image_gray, m, opt[2], sizes)
-            got_evidence = _field_evidence(got[2], got[0])
-            if got_evidence > evidence + 0.1:
-                (n, Hc, canon), evidence = got, got_evidence
-    if evidence < WEAK_FIELD:
-        # still weak: the best grid of the start's size from the other source (the
-        # printed-line fit when the ruler started, or back): under motion blur and a
-        # warm lamp a ruler read on an outline drawn through the markings can start the
-        # crossing fit more than a cell off, where it agrees on nothing
+            if m != start[0] and opt is not rival:
+                yield None, m, opt[2]
+
+    def other_source():
+        # the best grid of the start's size from the other source (the printed-line fit
+        # when the ruler started, or back): under motion blur and a warm lamp a ruler
+        # read on an outline drawn through the markings can start the crossing fit more
+        # than a cell off, where it agrees on nothing
         for (m, src), opt in best_of_kind.items():
-            if m != start[0] or src == start_source or _same_field(n, Hc, m, opt[2]):
-                continue
-            got = _straighten(image, image_gray, m, opt[2], sizes)
-            got_evidence = _field_evidence(got[2], got[0])
-            if got_evidence > evidence + 0.1:
-                score, (n, Hc, canon), evidence = opt[0], got, got_evidence
-    if evidence < WEAK_FIELD:
-        # still weak: the outlines of the board print's light regions (the colour
-        # clusters can hold a part of the board only: few tiles, the rim markings' red
-        # taken by a warm wooden table), each straightened from its best grid
+            if m == start[0] and src != start_source and not _same_field(n, Hc, m, opt[2]):
+                yield opt[0], m, opt[2]
+
+    def printed():
+        # the outlines of the board print's light regions (the colour clusters can hold
+        # a part of the board only: few tiles, the rim markings' red taken by a warm
+        # wooden table), each straightened from its best grid
         for q in print_candidates():
             key = q.tobytes()
             got = print_grids[key] if key in print_grids else _grid_in_candidate(
@@ -1147,12 +1143,21 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
             if not opts:
                 continue
             opt = max(opts, key=lambda o: o[0])
-            if _same_field(n, Hc, opt[1], opt[2]):
-                continue  # the field found already: it would finish the same
-            got = _straighten(image, image_gray, opt[1], opt[2], sizes)
-            got_evidence = _field_evidence(got[2], got[0])
+            if not _same_field(n, Hc, opt[1], opt[2]):  # else it would finish the same
+                yield opt[0], opt[1], opt[2]
+
+    # a field finished with few printed lines and rim markings (WEAK_FIELD) is compared,
+    # stage after stage while it stays weak, with the fields straightened from other
+    # starts; one with clearly more evidence wins (its grid's score too, when given)
+    for stage in (divided, other_size, other_source, printed):
+        if evidence >= WEAK_FIELD:
+            break
+        for new_score, m, Hm in stage():
+            got, got_evidence = _finished(image, image_gray, m, Hm, sizes)
             if got_evidence > evidence + 0.1:
-                score, (n, Hc, canon), evidence = opt[0], got, got_evidence
+                (n, Hc, canon), evidence = got, got_evidence
+                if new_score is not None:
+                    score = new_score
     if evidence < WEAK_FIELD:
         # still weak: the crossings searched half a cell around the field, their fit
         # judged by printed lines plus rim markings (under blur and a warm lamp the
