@@ -355,6 +355,21 @@ def test_two_jokers_side_by_side_are_no_print_to_each_other():
     assert _jokers_with_steps(tri) == set()
 
 
+def test_a_joker_half_way_by_its_step_and_by_its_tint_is_found():
+    # white plastic 7 % lighter than the print (a step below JOKER_STEP) and 0.1 off its
+    # tint (below JOKER_TINT), beside a tile: neither cue alone takes it, both do
+    tri, light = _lit_board(0.0)
+    cell = (6, 7)
+    tint = np.exp(np.array([-0.05, 0.0, 0.05]))             # bluer than the print
+    tri[cell] = PRINT * tint * 1.07 * light[cell][:, None]
+    assert _jokers_with_steps(tri) == {cell}
+    # the step alone (the print's tint) or the tint alone (flat against the print): none
+    tri[cell] = PRINT * 1.07 * light[cell][:, None]
+    assert _jokers_with_steps(tri) == set()
+    tri[cell] = PRINT * tint * light[cell][:, None]
+    assert _jokers_with_steps(tri) == set()
+
+
 def test_edge_steps_follow_a_smooth_light_and_see_a_raised_slab():
     tri, light = _lit_board(0.3)
     plain = np.ones(tri.shape[:2], bool)

@@ -301,6 +301,14 @@ neighbours' tests (:func:`find_jokers`; a cell stepping down on one side and up 
 other, a tile's shadow across two print cells, stays print: asking only all sides but
 one took a false joker on dev hard #05). Dev 32 -> 33 boards perfect of 57, 135 -> 133
 wrong cells, nothing else changed; held-out unchanged (44/59, 68).
+Jokers missed beside plain print just short of two rules at once (dev normal #29: 1.05
+of the print, step 0.064, tint 0.116 at z 11; dev hard #01: 1.07, step 0.067, tint 0.133
+at z 4.7): the step rule asks 0.1, the tint rule 0.12 and z 5. Both cues half way
+together (:data:`JOKER_HALF`) take them; the empty plain cells on dev lighter than the
+print by 3 % with steps up on every side reached tints of 0.055 (z 2.3) with steps
+0.029, 0.034 (z 1.9) with 0.047. Dev 33 -> 35 boards, 133 -> 131 wrong cells; held-out
+13220/13221 unchanged, a second held-out 13222/13223 (30 each) 30/57 both, 124 -> 123
+(hard #25 a missed joker found).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -384,6 +392,11 @@ JOKER_STEP_RATIO = 1.04
 #: taken by its tint (:func:`joker_tint`) is vetoed only when flat against two or more
 #: plain cells: beside a single one that shadow can flatten the only step (session 11).
 JOKER_MIN_STEP = 0.04
+#: A plain white cell lighter than the print by :data:`JOKER_STEP_RATIO` that steps up
+#: on every side where plain print lies beside it by this share of :data:`JOKER_STEP`
+#: and differs in tint by this share of :data:`JOKER_TINT` and :data:`JOKER_TINT_Z` is a
+#: joker: both cues at once, each half way (session 13).
+JOKER_HALF = 0.5
 #: A cell with no plain print beside it, lighter than the print like a joker, whose every
 #: side band keeps this share of its centre's lightness (:func:`border_shade`: no tile's
 #: cast shadow on it) is a raised slab: a joker.
@@ -705,6 +718,12 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         seen = np.isfinite(step)
         low = np.where(seen, step, np.inf).min(axis=-1)
         like |= (seen.any(axis=-1) & (low >= JOKER_STEP) & (ratio > JOKER_STEP_RATIO)
+                 & ~is_tile & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
+        # the raised slab and the white plastic's tint, each at least half way: two
+        # cues of a joker that a hot spot or a shadow on the print do not give together
+        like |= (seen.any(axis=-1) & (low >= JOKER_HALF * JOKER_STEP)
+                 & (ratio > JOKER_STEP_RATIO) & (length >= JOKER_HALF * JOKER_TINT)
+                 & (z >= JOKER_HALF * JOKER_TINT_Z)
                  & ~is_tile & (spread < JOKER_SPREAD) & (floor > JOKER_FLOOR))
         # and where plain print lies beside a cell, a joker always steps up against it:
         # a flat cell (tinted or lit like a joker) is print
