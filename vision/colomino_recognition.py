@@ -686,7 +686,7 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
     # but a white slab that steps up against the plain print on all its sides but one
     # and down on none (a joker beside another joker: each looked like lit, flat print
     # to the other)
-    ref = plain
+    ref, step0 = plain, None
     if tri is not None and plain.sum() >= 5:
         step0 = edge_steps(tri, plain)
         seen0 = np.isfinite(step0).sum(axis=-1)
@@ -714,7 +714,7 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         like |= tinted
     # a step up at the border to the plain print beside it: a raised white slab
     if tri is not None and plain.sum() >= 5:
-        step = edge_steps(tri, ref)
+        step = step0 if (ref == plain).all() else edge_steps(tri, ref)
         seen = np.isfinite(step)
         low = np.where(seen, step, np.inf).min(axis=-1)
         like |= (seen.any(axis=-1) & (low >= JOKER_STEP) & (ratio > JOKER_STEP_RATIO)
