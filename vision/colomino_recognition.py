@@ -309,6 +309,19 @@ print by 3 % with steps up on every side reached tints of 0.055 (z 2.3) with ste
 0.029, 0.034 (z 1.9) with 0.047. Dev 33 -> 35 boards, 133 -> 131 wrong cells; held-out
 13220/13221 unchanged, a second held-out 13222/13223 (30 each) 30/57 both, 124 -> 123
 (hard #25 a missed joker found).
+Left on dev after these (131 wrong cells, 22 failing boards): glare 101 cells (blues
+read red or green and greens read yellow in hot spots; single-cell boards normal #20
+BYYY->GYYY, hard #18 YYYG->YYYY, hard #24 BYBY->RYBY where the set limit already mends
+one of two wrong triangles: without it 131 -> 138 cells); jokers 11: enclosed ones as
+light as the print (normal #04, #12, hard #04, #14: 1.00-1.06 of it, tint z 1.5-5.4),
+one in a hot spot whose only plain neighbour's far triangle lies in a tile's shadow
+(normal #00: step -0.34 extrapolated, tint 0.089 at z 5.7), and false jokers that are
+washed tiles coloured against the print (hard #09 YYGY and GGYY, hard #23 GGGG: tint
+0.57-0.71, inside the true jokers' 0.30-1.02). In those two photos the false ones lay
+greener than the same photo's true jokers (green - magenta 0.60/0.61 against
+0.41/0.42; GGGG 0.24 against -0.17): jokers of one photo may share a tint direction, a
+cue for the next session (not measured more widely). One-colour tiles on their own
+printed field: 6 cells (hard #05 and #17 fail on that cell alone).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
