@@ -737,3 +737,20 @@ def test_a_lone_weak_seed_apart_from_the_seeds_found_is_counted(monkeypatch):
     got = sc.pit_weak_seeds(bgr, resp, maxima, peaks, th, masks, R)
     assert got[weak[1][1], weak[1][0]]
     assert not got[beside[1], beside[0]] and not got[weak[3][1], weak[3][0]]
+
+
+def test_split_stores_follows_the_peaks_in_proportion():
+    """The stores' seeds (their sum as the count model placed it) are shared in proportion
+    to their peaks once a store holds more than it shows (session 13: the model's slope of
+    one peak per two seeds above STORE_LAYER doubled a difference of peaks); small stores,
+    whose peaks are their count, and the pits are left alone."""
+    stores = [False] * 12 + [True, True]
+    pits = [2, 1, 0, 3, 1, 0, 0, 2, 1, 0, 1, 0]
+    # 37 seeds in stores showing 13 and 12 peaks: 19.24 -> 19 and 18 (the model said 20/17)
+    assert sc.split_stores(pits + [20, 17], pits + [13, 12], stores) == pits + [19, 18]
+    # half-way (16.5 of 42 for 11 and 17 peaks): the integer nearer the model's split
+    assert sc.split_stores(pits + [14, 28], pits + [11, 17], stores)[12:] == [16, 26]
+    assert sc.split_stores(pits + [18, 24], pits + [11, 17], stores)[12:] == [17, 25]
+    # stores answered within their layer keep the model's counts; no peaks: unchanged
+    assert sc.split_stores(pits + [9, 7], pits + [9, 6], stores) == pits + [9, 7]
+    assert sc.split_stores(pits + [14, 12], pits + [0, 0], stores) == pits + [14, 12]

@@ -492,6 +492,19 @@ def test_reading_table_turns_the_cover_with_the_board():
     assert not np.array_equal(plain, reading.table(40))
 
 
+def test_best_counts_splits_the_stores_by_their_peaks(monkeypatch):
+    """Two stores showing 13 and 12 peaks beside pits whose 11 seeds all show hold 37
+    seeds between them; a photo's stores show about the same share of their seeds, so the
+    answer is 19 / 18, not the count model's 20 / 17 (session 13, held-out 13320 #18:
+    true 19 / 18). Without the proportional split the model's answer comes back."""
+    visible = (2, 1, 0, 3, 1, 0, 0, 2, 1, 0, 1, 0, 13, 12)
+    reading = dataclasses.replace(fake_reading([0] * 14), visible=visible)
+    counts, warnings = wr.best_counts(reading)
+    assert counts == [*visible[:12], 19, 18] and warnings == []
+    monkeypatch.setattr(sc, "STORE_SPLIT", False)
+    assert wr.best_counts(reading)[0] == [*visible[:12], 20, 17]
+
+
 def test_pile_warning_names_the_guessed_piles():
     reading = fake_reading([4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7])
     counts = [4, 0, 1, 2, 9, 3, 0, 5, 1, 1, 2, 3, 10, 7]

@@ -57,7 +57,9 @@ Pipeline (:func:`read_board`):
    all (``benchmarks/wauri_recognition_missed.py``). Session 12: a pile seen over its
    far rim no longer has its few peaks inside the count's circle veto its count
    (``SPILL_SIGMA`` in :mod:`vision.seed_counting`), and a lone seed answering just
-   below the threshold is counted (:func:`vision.seed_counting.pit_weak_seeds`). Left:
+   below the threshold is counted (:func:`vision.seed_counting.pit_weak_seeds`).
+   Session 13: the stores' seeds are shared in proportion to their peaks
+   (:func:`vision.seed_counting.split_stores`, in :func:`best_counts`). Left:
    piles of 5+ and the big stores, where the pits' hidden seeds land (a guess), and the
    stores' split.
 
@@ -429,6 +431,8 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
                               scale=reading.cover_scale, spill=reading.spill), []
     counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES,
                                           reading.cover, reading.cover_scale, reading.spill)
+    if sc.STORE_SPLIT:
+        counts = sc.split_stores(counts, reading.visible, STORES)
     warnings = []
     if sum(counts) != total:
         warnings.append(f"counted {sum(counts)} seeds, not the {total} of a game")
