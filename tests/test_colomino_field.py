@@ -108,6 +108,29 @@ def test_ruler_reads_the_markings_and_not_the_table_beyond(n, table):
     assert abs(xs[0] - (24 + p)) < 0.2 * p
 
 
+def test_ruler_reads_the_markings_beside_a_row_of_tiles():
+    """A dense board's first row of tiles touches its rim markings (dev 12256 hard #16:
+    93 tiles on a 12×12, 22 px per cell): the markings and the tiles form one coloured
+    band, whose tiles outvoted the markings and put the ruler's line among them (the
+    start 1.2 cells off). The band is read at most RIM_STRIP_DEPTH deep."""
+    S, vm, n = 256, 24, 12
+    masks, p = _ruler_view(n, S, vm)
+    depth = int(0.4 * p)
+    top = vm + depth  # tiles two cells wide in turning colours, right below the markings
+    for j, x in enumerate(range(int(vm + p), int(S - vm - p), int(2 * p))):
+        masks[j % 4][top:top + int(p), x:min(x + int(2 * p), int(S - vm - p))] = True
+    labels, band = cf._strip_labels(masks, 0, vm)
+    assert band <= int(cf.RIM_STRIP_DEPTH * S)
+    fit = cf._ruler_fit(labels, n)
+    assert fit is not None
+    a, pitch, score = fit
+    assert score > 0.9 and abs(pitch - p) < 0.05 * p and abs(a - (vm + p)) < 0.2 * p
+    got = cf.ruler_grid(masks, vm, (9, 12))
+    assert got is not None and got[0] == n and got[3] > 0.9
+    xs = got[1].reshape(n + 1, n + 1, 2)[:, 0, 0]  # the vertical lines at the top
+    np.testing.assert_allclose(np.diff(xs), p, atol=0.05 * p)
+
+
 def test_ruler_without_any_board_colour_is_none():
     """Every game colour is the table's: nothing to read (no IndexError)."""
     assert cf.ruler_grid([], 24, (9, 12)) is None
@@ -172,7 +195,8 @@ HARD_PHOTOS = [(65958454793192, "hard", 720, 1280, 9),
                (258419207199262, "hard", 1500, 2000, 12),
                (85828139579228, "hard", 1080, 1920, 12),
                (85276768791451, "hard", 1280, 720, 12),
-               (146415420007617, "hard", 1920, 1080, 12)]
+               (146415420007617, "hard", 1920, 1080, 12),
+               (127381008497744, "hard", 1280, 720, 12)]
 
 
 @pytest.fixture(scope="module", params=HARD_PHOTOS, ids=lambda p: f"seed{p[0]}")

@@ -221,6 +221,46 @@ _settle_size 12), _grid_in_candidate 27 (outline_from_mask 7, of which _consensu
 evidence once the marking share cannot win (rim_evidence is 0.24 ms a call: ~1 %), a memo
 of the candidates' grids across stages (no candidate outline recurs on 60 dev and CARIBO
 photos) or of the crossing fits (no fit recurs on 31 recorded calls).
+
+Session 13 (dev seeds 13250 normal / 13251 hard, held-out 13270 / 13271, 30 each; and
+session 12's dev 12256 hard, 17): the rim ruler read a side's markings on a band of
+colour as deep as the coloured rows run; on a dense board the first row of tiles
+touches the markings and joins that band, whose tiles then outvote the markings (dev
+12256 #16, a 12×12 with 93 tiles at 22 px per cell on a dark-grey gingham under 6700
+K: top and bottom strips 20-22 px deep against 8 on the other sides, a ruler outline
+1.2 cells off, every straightened field weak, no board found). A side's band is now
+read at most :data:`RIM_STRIP_DEPTH` of the view deep (8 px of 256; a 12×12's markings
+are 6-8 px, a 9×9's 8-10): found, corner error 0.03 cell, ruler 0.67 -> 1.11.
+``colomino_field_bench.py`` (fields, RIM_STRIP_DEPTH 1 -> 0.035): no field lost or
+misplaced on any set (bad 0 -> 0 on the four 30-photo sets, 12256: 1 -> 0); per-cell
+grid error mean / p90 dev normal 0.042 / 0.074 -> 0.044 / 0.075, dev hard 0.064 / 0.095
+-> 0.067 / 0.095, held-out normal 0.039 / 0.054 -> 0.039 / 0.058, held-out hard 0.072 /
+0.119 -> 0.070 / 0.103, 12256 0.069 / 0.142 -> 0.059 / 0.097 (15 -> 17 of 17 within 0.2
+cell); 61 of 137 fields moved: 50 by under 0.03 cell (corner error), 7 closer and 3
+further by 0.03-0.09, #16 found (the ruler's own score rose on most). Boards read
+(``vision.evaluation``, the moved fields' photos with the limit off and on, perfect /
+cell errors): dev normal 8 / 11 both, dev hard 2 / 37 -> 2 / 35, held-out normal 15 /
+8 both, held-out hard 6 / 8 -> 6 / 7, 12256 3 / 153 -> 3 / 10 (#16 144 -> 0; #9 0 -> 1).
+No board on 20 CARIBO / Wauri hard photos (13252 / 13253) nor the 12 other games'
+sample photos; the six Colomino sample photos read perfect both ways (hard_111's field
+0.06 -> 0.11 cell).
+Where the time goes (cProfile by CPU on 15 dev photos; ``colomino_field_steps.py`` on
+10 dev normal ones: locate_field 95 ms = 7.1x their decode; the field's cost hardly
+depends on the photo's size, its views are fixed in cells): _straighten 53 ms
+(refine_grid 20, of which the crossing fit 16: MSAC costs 6, rectangle hypotheses 4;
+_settle_size 16: its placements' rim evidence 5, its colour view up to 456 px ~5),
+_grid_in_candidate 25 (outline_from_mask 10, of which _consensus_line 8; ruler 4;
+fit_grid 3); warpPerspective ~10 % of the field (a warp costs by its output), the
+photo's half and small copies ~4 %. No exact saving worth its code was left (numpy's
+polyfit wrapper is ~0.05 ms of a 0.7 ms _consensus_line call; lstsq is the work).
+Tried and dropped, smaller scale: the settling's placements judged in a view of 12 px
+per cell (the chosen field then warped at CELL; :func:`rim_evidence` takes the view's
+cell): 1.02x on 20 dev photos (normal ones ~10 % faster, hard ones not: a moved field's
+views are warped anew), 1 of 20 fields moved. Same answers, simpler: the weak-field
+fallbacks (the start divided into the other size, the other size's best grid, the
+other source's, the print's outlines) are one loop over stages of starts, each
+straightened and judged by :func:`_finished` (``colomino_field_ab.py``: 32 dev photos
+0 differ; with WEAK_FIELD 5, every stage on every photo: 24 photos 0 differ).
 """
 
 from __future__ import annotations
@@ -280,6 +320,10 @@ DOUBT_BELOW = 0.6
 #: crossings on a view that barely moved (bit-identical fields on the 52 dev/held-out
 #: photos compared bit for bit, session 9).
 SETTLED_MOVE = 0.25
+#: Deepest band of a side's rim markings read by the ruler (:func:`_strip_labels`), as a
+#: fraction of the view's side: a 12×12 field's markings lie about 0.35 cell deep (6-8 px
+#: of a 256 px view), a 9×9 one's 8-10 px.
+RIM_STRIP_DEPTH = 0.035
 
 
 # ----------------------------------------------------------------------------- locate
@@ -623,7 +667,10 @@ def _strip_labels(masks: list[np.ndarray], side: int, vm: int):
         return None
     first = int(on[0])
     last = first
-    while last + 1 < len(rows) and rows[last + 1] > 0.35:
+    # the markings' own depth at most (RIM_STRIP_DEPTH): beside a row of tiles they join
+    # one coloured band, where the tiles would outvote them
+    deepest = first + max(1, int(RIM_STRIP_DEPTH * S)) - 1
+    while last + 1 < len(rows) and rows[last + 1] > 0.35 and last < deepest:
         last += 1
     strip = band[:, first:last + 1].sum(axis=1)  # (K, S)
     total = strip.sum(axis=0)
