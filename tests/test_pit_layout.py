@@ -435,14 +435,14 @@ STEEP_STATE = {"game": "wauri", "south": [1, 1, 2, 5, 2, 3], "north": [0, 1, 0, 
 STEEP_SEED = 44976896554866
 
 
-def _render_and_locate(state: dict, seed: int) -> np.ndarray:
-    """Render a hard Wauri photo of ``state`` and check that :func:`pl.find_board`
+def _render_and_locate(state: dict, seed: int, difficulty: str = "hard") -> np.ndarray:
+    """Render a Wauri photo of ``state`` and check that :func:`pl.find_board`
     locates every cavity within 0.3 pit radius of the truth (either orientation);
     returns the BGR photo."""
     from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
-    photo = render_state("wauri", state, seed, "hard")
+    photo = render_state("wauri", state, seed, difficulty)
     img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     fit = pl.find_board(img)
     assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
@@ -543,9 +543,11 @@ def test_a_candidate_whose_first_round_places_every_pit_is_polished_on(monkeypat
     """A later candidate below POLISH_SCREEN after the coarse round is still polished on
     when that round located all 12 pits (SCREEN_PITS): polishing further locates the
     board; without that rule the photo has no board. (With the squashed spot windows,
-    LAT_SQUASH, the lattice finds this board too; the rule is checked with square ones.)"""
+    LAT_SQUASH, the lattice finds this board too; the rule is checked with square ones.
+    The chained lattice, LAT_CHAIN, finds it without the rule: checked without it.)"""
     _render_and_locate(SLANT_STATE, SLANT_SEED)
     monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
+    monkeypatch.setattr(pl, "LAT_CHAIN", 0)
     img = _render_and_locate(SLANT_STATE, SLANT_SEED)
     monkeypatch.setattr(pl, "SCREEN_PITS", 13)
     fit = pl.find_board(img)
@@ -644,7 +646,8 @@ def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
     assert err < 0.3 * radius
     plain, table = pl._plain_lattice_found, pl.table_lattice_homographies
     monkeypatch.setattr(pl, "_plain_lattice_found",
-                        lambda pyr, keep=3, squash=None, min_pits=6: plain(pyr, keep))
+                        lambda pyr, keep=3, squash=None, min_pits=6, chain=False:
+                        plain(pyr, keep, chain=chain))
     monkeypatch.setattr(pl, "table_lattice_homographies",
                         lambda pyr, keep=3, squash=None, min_pits=6, keep_full=0:
                         table(pyr, keep, keep_full=keep_full))
@@ -694,3 +697,88 @@ def test_the_table_aware_lattice_looks_past_the_boards_own_front_face(monkeypatc
     monkeypatch.setattr(pl, "TABLE_KEEP", 3)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
+
+
+def _spots(pts, rings, scale=2) -> pl.PitSpots:
+    n = len(pts)
+    sc = np.full(n, scale)
+    return pl.PitSpots(np.float64(pts), np.ones(n), sc, np.array(pl.LAT_RADII)[sc],
+                       np.float32(rings))
+
+
+def test_chained_spots_follow_a_gradient_from_neighbour_to_neighbour(monkeypatch):
+    """Spots a pitch apart whose surrounds change by 10 ΔE (lightness 20, weighed 0.5)
+    from one to the next: neighbours are compatible, spots farther apart only chained,
+    through at most LAT_CHAIN neighbours within 4.5 radii; a spot of the first's colour
+    far away stays compatible, one of another radius never is."""
+    r = pl.LAT_RADII[2]
+    pitch = 3 * r
+    pts = [(k * pitch, 0.0) for k in range(6)] + [(100 * r, 0.0), (pitch / 2, 2 * r)]
+    rings = [(100 + 14 * k, 128, 128) for k in range(6)] + [(100, 128, 128),
+                                                           (100, 128, 128)]
+    spots = _spots(pts, rings)
+    spots = pl.PitSpots(spots.pts, spots.score, np.array([2] * 7 + [0]),
+                        np.array(pl.LAT_RADII)[[2] * 7 + [0]], spots.ring)
+    compat = pl._compatible(spots)
+    assert compat[0, 1] and not compat[0, 2] and compat[0, 6] and not compat[0, 7]
+    monkeypatch.setattr(pl, "LAT_CHAIN", 3)
+    chained = pl._chained(spots, compat)
+    assert chained[0, :4].all() and not chained[0, 4:6].any()
+    assert chained[0, 6] and not chained[0, 7] and chained[3, 0]
+    monkeypatch.setattr(pl, "LAT_CHAIN", 5)
+    assert pl._chained(spots, compat)[0, :6].all()
+
+
+# dev photo 13350 #1 (normal): a light board on a walnut table under a 2720 K lamp near
+# its west end; the board top around the pits goes from lightness 193 to 155 (a* 25 to 43,
+# the red channel clipped) along the board, so pits at one end are not compatible with
+# those at the other and the lattice's cells on the pits get too few votes
+GRADIENT_STATE = {"game": "wauri", "south": [0, 0, 0, 0, 1, 0], "north": [0, 4, 6, 0, 2, 4],
+                  "stores": {"south": 17, "north": 14}, "to_move": "north"}
+GRADIENT_SEED = 88912951485525
+
+
+def test_a_lamps_gradient_along_the_board_is_bridged_by_the_chained_lattice(monkeypatch):
+    """The chained lattice (spots joined neighbour to neighbour) finds the board whose
+    top's colour changes along it under a lamp; without it no board."""
+    img = _render_and_locate(GRADIENT_STATE, GRADIENT_SEED, "normal")
+    monkeypatch.setattr(pl, "LAT_CHAIN", 0)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86
+
+
+def test_a_fit_is_in_the_photo_only_with_every_cavitys_inner_part():
+    """_in_photo: the synthetic board's own fit lies in the photo; moved west until its
+    west store's centre line is 3 px beyond the edge (or north beyond the top) it does not."""
+    img = np.zeros((int(2 * HALF_Y * PPM), int(2 * HALF_X * PPM), 3), np.uint8)
+    pyr = pl.Pyramid(img)
+    assert pl._in_photo(pyr, _to_px())
+    west = cv2.perspectiveTransform(pl.CENTRES_MM[None, 13:], _to_px())[0, 0, 0]
+    assert not pl._in_photo(pyr, _shifted(-(west + 3) / PPM, 0.0))
+    r_in = pl.CONTRAST_INNER * pl.STORE_R * PPM
+    assert pl._in_photo(pyr, _shifted(-(west - r_in - 1) / PPM, 0.0))
+    top = cv2.perspectiveTransform(pl.CENTRES_MM[None, 6:7], _to_px())[0, 0, 1]
+    assert not pl._in_photo(pyr, _shifted(0.0, top / PPM))
+
+
+# CARIBO 13000 #2 (normal): tiles on a blue gingham cloth; the finder's best fit lies on
+# the cloth's checks with north's store centred 3 px beyond the photo's left edge, where
+# the warp replicates the photo's border (contrast 0.878 > the recogniser's 0.86)
+CARIBO_GINGHAM_STATE = {"game": "caribo", "notation": (
+    "e0,W,12GW,0 - 0,0,45SW,23YW - e0,56GS,61WS,0 - 0,0,S,12YS - e56WY,12SY,34BS,23RS - "
+    "61YG,45GY,12BY,0 - e61GR,45RY,56YB,0 - 23BR,61RB,0,0 - eB,0,0,0")}
+CARIBO_GINGHAM_SEED = 274675071015178
+
+
+def test_no_board_on_a_cloth_where_a_cavity_would_lie_beyond_the_photo(monkeypatch):
+    """The gingham fit with a store beyond the photo's edge is no board; without the
+    photo check (_in_photo) it is accepted."""
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", CARIBO_GINGHAM_STATE, CARIBO_GINGHAM_SEED, "normal")
+    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86
+    monkeypatch.setattr(pl, "_in_photo", lambda pyr, hom: True)
+    fit = pl.find_board(img)
+    assert fit is not None and fit.contrast >= 0.86
