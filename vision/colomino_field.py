@@ -241,6 +241,10 @@ further by 0.03-0.09, #16 found (the ruler's own score rose on most). Boards rea
 (``vision.evaluation``, the moved fields' photos with the limit off and on, perfect /
 cell errors): dev normal 8 / 11 both, dev hard 2 / 37 -> 2 / 35, held-out normal 15 /
 8 both, held-out hard 6 / 8 -> 6 / 7, 12256 3 / 153 -> 3 / 10 (#16 144 -> 0; #9 0 -> 1).
+Whole sets read both ways (30 photos each, perfect / cell errors): dev normal 20 / 15
+both, dev hard 9 / 86 -> 9 / 84, held-out normal 27 / 8 both, held-out hard 16 / 37 ->
+16 / 36 (fields moved below the bench's rounding on 11 of 16 photos compared bit for
+bit; no board read differently beyond those listed). CPU 1.008x (16 photos, interleaved).
 No board on 20 CARIBO / Wauri hard photos (13252 / 13253) nor the 12 other games'
 sample photos; the six Colomino sample photos read perfect both ways (hard_111's field
 0.06 -> 0.11 cell).
