@@ -482,3 +482,48 @@ def test_a_fit_whose_print_has_a_black_channel_is_no_board(monkeypatch):
     monkeypatch.setattr(cr, "read_canonical", lambda c, size: (tri, centre, rim))
     with pytest.raises(NothingFound):
         cr.recognize(np.zeros((200, 200, 3), np.uint8))
+
+
+def _direction_classes(rng, scale=1.0, n=20):
+    """Glare-free features (R − G, B − G) of ``n`` triangles per colour (R, Y, G, B, as
+    :data:`COLOURS`) at this photo's directions, times ``scale``, with small noise."""
+    centres = {"R": (0.9, 0.05), "Y": (-0.05, -1.0), "G": (-0.4, -0.3), "B": (-0.1, 0.5)}
+    feats, labels = [], []
+    for k, col in enumerate(cr.COLOURS):
+        feats.append(np.array(centres[col]) * scale + rng.normal(0, 0.02, (n, 2)))
+        labels += [k] * n
+    return np.concatenate(feats), np.array(labels)
+
+
+def test_a_faint_glare_lit_colour_is_read_by_its_direction():
+    """Session 13 (dev 13200 #20, 13201 #24): a hot spot shrinks a blue's channel
+    differences to a quarter (B − G 0.13), nearer the green and red classes than the
+    blues' own; its direction still points at blue. A colour fainter than the noise
+    says little."""
+    rng = np.random.default_rng(5)
+    feats, labels = _direction_classes(rng)
+    probe = np.array([[-0.046, 0.128],      # a glare-lit blue (dev 13200 #20)
+                      [0.03, 0.30],         # another (dev 13201 #24)
+                      [-0.03, -0.26],       # a glare-lit yellow
+                      [0.004, 0.004]])      # no colour left
+    x = np.concatenate([feats, probe])
+    init = np.concatenate([labels, [2, 0, 2, 0]])   # the Lab reading's wrong seeds
+    ok = np.ones(len(x), bool)
+    post = cr.glare_direction_posteriors(x, init, ok, ok, noise=0.03)
+    B, Y = cr.COLOURS.index("B"), cr.COLOURS.index("Y")
+    assert post[-4, B] > 0.99 and post[-3, B] > 0.99
+    assert post[-2, Y] > 0.9
+    assert post[-1].max() < 0.5
+    # a colour with too few seeds unclipped is fitted on its green-and-blue-unclipped
+    # ones; none at all: no reading
+    free = ok & (init != Y)
+    post2 = cr.glare_direction_posteriors(x, init, free, ok, gb_free=ok, noise=0.03)
+    assert post2 is not None and post2[-4, B] > 0.99
+    assert cr.glare_direction_posteriors(x, init, free, ok, gb_free=free) is None
+
+
+def test_direction_noise_is_the_plain_cells_robust_spread():
+    rng = np.random.default_rng(1)
+    plain = rng.normal(0, 0.1, (400, 2))
+    assert 0.08 < cr.direction_noise(plain) < 0.12
+    assert cr.direction_noise(np.zeros((400, 2))) == cr.DIRECTION_NOISE

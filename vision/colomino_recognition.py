@@ -322,6 +322,26 @@ greener than the same photo's true jokers (green - magenta 0.60/0.61 against
 0.41/0.42; GGGG 0.24 against -0.17): jokers of one photo may share a tint direction, a
 cue for the next session (not measured more widely). One-colour tiles on their own
 printed field: 6 cells (hard #05 and #17 fail on that cell alone).
+Glare-lit triangles with every channel unclipped in a tile whose other triangles have red
+clipped (session 13, second part): their Lab reading was confidently wrong (dev normal
+#20's blue, R - G -0.05 and B - G 0.13 over the print level where the photo's blues show
+0.5, read green at posterior 1.0; hard #24's blues read red) because a hot spot shrinks
+the channel differences by factors the photo does not show (the tone curve's shoulder,
+the local print level raised by the same glare). The DIRECTION of (R - G, B - G) keeps
+the paint (dev, red unclipped: reds 0-12 deg, yellows 271-325, greens 188-236, blues
+85-122, 5-95 %): :func:`glare_direction_posteriors` fits each colour's circular mean and
+spread on the photo's unclipped triangles and judges such a triangle by its direction,
+its spread widened by the photo's noise over its magnitude (:func:`direction_noise`, the
+plain cells' robust spread: a faint colour's direction is unsure), times the Lab
+posterior. Tried first: times the Lab posterior ** GLARE_LAB_POWER (as the clipped ones)
+fixed 16 triangles and broke 22 (faint greens of 0.02-0.07 flipped; blues under a warm
+glare pointing at red); a fixed noise of 0.03 broke hard #04/#03 greens. Channel order
+(B > R for blue) is no rule: a coloured lamp breaks it (true blues RBG/RGB 41 of 2400).
+Dev 13200/13201 35 -> 37 of 57 boards, 131 -> 127 wrong cells (boards normal #20, hard #24;
+cells normal #22, hard #09 too; hard #18 YYYG -> YYYY still: its green at 252 deg lies between the
+photo's greens and clipped yellows); held-out 13220/13221 44/59 and 68 unchanged,
+13222/13223 30/57 unchanged, 123 -> 121. Glare is still most wrong cells: red-clipped
+blues read red (B - G ~0: no direction left) and greens read yellow.
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -443,6 +463,11 @@ CLIP_LEVEL = 250
 #: posterior as a weak prior (raised to this power: a glare-washed triangle's Lab colour
 #: is often confidently wrong, but where the differences are ambiguous it still decides).
 GLARE_LAB_POWER = 0.1
+#: :func:`glare_direction_posteriors`: the least noise (feature units) of a triangle's
+#: glare-free colour (:func:`direction_noise`), by which a faint colour's direction grows
+#: unsure, and the least spread (radians) of a class's directions.
+DIRECTION_NOISE = 0.03
+DIRECTION_MIN_SD = 0.1
 #: Variance (squared feature units) added to every class in :func:`glare_free_posteriors`.
 GLARE_REG = 0.003
 #: Weight of a red-clipped triangle in the class statistics of
@@ -1112,6 +1137,64 @@ def glare_free_posteriors(feats: np.ndarray, init: np.ndarray, red_clipped: np.n
     return resp
 
 
+def direction_noise(plain: np.ndarray, floor: float = DIRECTION_NOISE) -> float:
+    """The photo's noise of :func:`glare_free_features`: their robust spread (both
+    differences pooled) over the plain cells' triangles ``plain (..., 2)``, which are
+    grey (0, 0) but for the lamp's uneven colour, the print's markings and the camera's
+    noise; at least ``floor``."""
+    f = plain.reshape(-1, 2)
+    if len(f) < 8:
+        return floor
+    mad = 1.4826 * np.median(np.abs(f - np.median(f, axis=0)), axis=0)
+    return max(floor, float(np.sqrt(np.mean(mad ** 2))))
+
+
+def glare_direction_posteriors(feats: np.ndarray, init: np.ndarray, free: np.ndarray,
+                                fit: np.ndarray, gb_free: np.ndarray | None = None,
+                                min_count: int = 5,
+                                noise: float = DIRECTION_NOISE,
+                                min_sd: float = DIRECTION_MIN_SD) -> np.ndarray | None:
+    """Posterior class probabilities ``(N, 4)`` of tile triangles from the DIRECTION of
+    their :func:`glare_free_features` ``feats (N, 2)`` (``R − G``, ``B − G``) alone.
+
+    In a lamp's hot spot a triangle's channel differences shrink by factors the photo
+    does not show (the camera's tone curve flattens near white; the local print level
+    they are divided by is raised by the same glare): a blue's ``B − G`` falls towards
+    the glare-lit reds' and greens'. The direction of ``(R − G, B − G)`` keeps the paint
+    whatever that scale. Each colour's directions are fitted (circular mean and spread)
+    on this photo's triangles with every channel unclipped (``free (N,)``) and ``fit``,
+    seeded with the labels ``init (N,)``; a triangle's direction is judged with its class
+    spread plus its own (``noise`` over its magnitude: a faint colour's direction is
+    unsure). A colour with fewer than ``min_count`` such seeds (a warm lamp clips the
+    red of every yellow) is fitted on its seeds with green and blue unclipped
+    (``gb_free``) instead; None when still fewer."""
+    K = len(COLOURS)
+    use = free & fit
+    alt = use if gb_free is None else gb_free & fit
+    seeds = []
+    for k in range(K):
+        sel = use & (init == k)
+        if sel.sum() < min_count:
+            sel = alt & (init == k)
+            if sel.sum() < min_count:
+                return None
+        seeds.append(sel)
+    total = sum(int(sel.sum()) for sel in seeds)
+    ang = np.arctan2(feats[:, 1], feats[:, 0])
+    mag = np.hypot(feats[:, 0], feats[:, 1])
+    ll = np.zeros((len(feats), K))
+    for k, sel in enumerate(seeds):
+        z = np.exp(1j * ang[sel]).mean()
+        mu = np.angle(z)
+        var = max(-2.0 * np.log(max(abs(z), 1e-6)), min_sd ** 2)
+        tot = var + (noise / np.maximum(mag, 1e-6)) ** 2
+        d = np.angle(np.exp(1j * (ang - mu)))
+        ll[:, k] = -0.5 * d ** 2 / tot - 0.5 * np.log(tot) + np.log(sel.sum() / total)
+    ll -= ll.max(axis=1, keepdims=True)
+    out = np.exp(ll)
+    return out / out.sum(axis=1, keepdims=True)
+
+
 def cell_glare_posteriors(gb: np.ndarray, proto: np.ndarray, prior: np.ndarray,
                           sigma: float = CELL_GLARE_SIGMA,
                           scale_sd: float = CELL_GLARE_SCALE_SD,
@@ -1663,14 +1746,28 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         # glare-washed triangles (red clipped; a lamp's hot spot): their colour from the
         # channel differences the glare leaves alone, the classes seeded by the mixture
         ct = clip_rgb[on_tiles]
-        feats = glare_free_features(tri, gain, local)[on_tiles]
+        feats_all = glare_free_features(tri, gain, local)
+        feats = feats_all[on_tiles]
         post_g = glare_free_posteriors(feats, np.argmax(post, axis=1), ct[:, 0] >= 0.5,
                                        fit=fit)
         glared = ((ct[:, 0] >= 0.5) & (ct[:, 1:].max(axis=1) < 0.5)) | ~fit
+        # the unclipped triangles of a tile lit by a hot spot (red clipped in another
+        # of its triangles): their colour from the direction of the glare-free features
+        red_c = ct[:, 0] >= 0.5
+        unclipped = ct.max(axis=1) < 0.5
+        hot = np.repeat(red_c.reshape(-1, 4).any(axis=1), 4) & unclipped & fit
+        post_d = (glare_direction_posteriors(feats, np.argmax(post, axis=1), unclipped, fit,
+                                             ct[:, 1:].max(axis=1) < 0.5,
+                                             noise=direction_noise(feats_all[~is_tile]))
+                  if hot.any() else None)
         if post_g is not None and glared.any():
             post_g = post_g * np.maximum(post, 1e-12) ** GLARE_LAB_POWER
             post_g /= post_g.sum(axis=1, keepdims=True)
             post = np.where(glared[:, None], post_g, post)
+        if post_d is not None:
+            post_d = post_d * np.maximum(post, 1e-12)
+            post_d /= post_d.sum(axis=1, keepdims=True)
+            post = np.where(hot[:, None], post_d, post)
     # glare-lit tiles read whole: the four triangles share the tile's light and glare
     stash: dict = {}      # to read every tile whole, should the set limit need it
     if post is not None:
