@@ -816,3 +816,25 @@ def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
     monkeypatch.setattr(caribo_lattice, "AFFINE_START", True)
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
+
+
+def test_mean_samples_bit_for_bit():
+    """:func:`_mean_samples` (session 13: x and y mapped as contiguous arrays straight
+    into the two ``cv2.remap`` maps) equals the mean of
+    :func:`vision.hexlattice.sample_bilinear` at :func:`_map_rows` points bit for bit,
+    on a smooth mask, with points off the image, more than one map row, and no rows."""
+    rng = np.random.default_rng(13)
+    shape = (300, 500)
+    Hs = _random_lattices(rng, 12)[:-2]  # finite ones (the others warn in both forms)
+    mask = cv2.GaussianBlur(rng.uniform(0, 1, shape).astype(np.float32), (0, 0), 3.0)
+    world = rng.uniform(-12, 12, (900, 2))
+    owner = rng.integers(0, len(Hs), len(world))
+    coef = caribo_lattice._stacked(Hs)
+    for inn in (hexlattice.interior_offsets(), hexlattice.outline_offsets(8, 0.42)):
+        got = caribo_lattice._mean_samples(coef, owner, world, inn, mask)
+        ref = hexlattice.sample_bilinear(mask, caribo_lattice._map_rows(
+            coef, owner, world[:, None] + inn[None])).mean(axis=1)
+        assert len(world) * len(inn) > caribo_lattice._REMAP_COLS
+        assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
+    empty = caribo_lattice._mean_samples(coef, owner[:0], world[:0], inn, mask)
+    assert empty.shape == (0,)

@@ -125,6 +125,28 @@ together and the affine one only apart once it parts (:func:`_regrow_both`, bit 
 the two :func:`_regrow_many` runs). The losses of :data:`AFFINE_START` traced: a start
 whose affine regrowth changes scale (to about 0.4 of the tile pitch on the
 close-runner-up photo), and a closer but more mixed lattice loosening :data:`MIXED_PRUNE`.
+
+Session 13 (dev 13000 normal / 13001 hard, held-out 13050 / 13051, 40 each). Speed of
+:data:`AFFINE_CHOOSE`: no affine-first regrowth can be stopped early exactly. Only the
+first step is affine (:data:`AFFINE_RADIUS`), so a start parts there or never; after it the
+two are separate homography regrowths whose refits never meet bit for bit again, and the
+choice's tests are on the final lattices only: the pitch ratio of a parted pair moves
+across :data:`AFFINE_SAME_PITCH` and back in later steps (dev normal 13000 #0: 1.126,
+1.100, 1.100, 1.166, 0.943, 0.880 step by step); of 47 parted pairs on 8 dev normal
+photos 11 ended outside the ratio (on the homography lattice's cells), and 30 of the
+other 36 were refused on outline or segments. The exact saving taken is in the
+sampling: :func:`_mean_samples` maps the paint samples of :func:`_cells_many` and
+:func:`_cut_scores_many` as contiguous x and y arrays straight into the remap maps (bit
+for bit the former ``_map_rows`` + ``sample_bilinear``; measured in the commit). Drift on
+dev hard (13001 #19 and #36, 2 of 31 and 4 of 32 far tiles 0.36-0.52 pitch off in the
+closest candidate; ``benchmarks/caribo_lattice_misses.py``): not lens distortion (one
+homography puts the truth centres within 0.03 pitch), but the search width: the far cells
+enter the window only at the last two steps (radius 99), whose search is 0.06 / 0.05 of
+the start pitch, while they are 0.2-0.4 off; the outline evidence at a ±0.5 pitch search
+points at their true moves (#19: true (-2.2, 8.0) px, found (-2.4, 7.3); (5.6, -14.0),
+found (4.8, -12.1)). Tried on six dev hard photos and dropped: refitting the inverse map
+(px → world, errors in pitch units): #19 2 → 12 tiles off, #36 4 → 9, #27 lost its right
+candidate.
 """
 
 from __future__ import annotations
@@ -1228,9 +1250,7 @@ def _cut_scores_many(groups, paint, boundary, c0) -> list[list[float]]:
     flat = [H for Hs, _, _ in groups for H in Hs]
     _, world, owner, counts = _window_cells_many(
         flat, paint.shape, [(c0, radius) for Hs, _, radius in groups for _ in Hs])
-    points = _map_rows(_stacked(flat), owner, world[:, None] + inn[None]) if flat else (
-        np.zeros((0, len(inn), 2)))
-    f = hexlattice.sample_bilinear(paint, points).mean(axis=1)
+    f = _mean_samples(_stacked(flat), owner, world, inn, np.asarray(paint, np.float32))
     res, k, c = [], 0, 0
     for Hs, pitch, radius in groups:
         perim = float((d2 <= radius * radius).sum()) + 1.0
@@ -1304,12 +1324,46 @@ def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears) -> list[np.ndarray
     splits = np.cumsum(counts)[:-1]
     if min_frac <= 0.0 or len(cells) == 0:  # every cell qualifies, or none is there
         return np.split(cells, splits)
-    inn = hexlattice.interior_offsets()[None]
-    pts = _map_rows(_stacked(Hs), owner, world[:, None] + inn)
-    frac = hexlattice.sample_bilinear(np.asarray(mask, np.float32), pts).mean(axis=1)
+    frac = _mean_samples(_stacked(Hs), owner, world, hexlattice.interior_offsets(),
+                         np.asarray(mask, np.float32))
     keep = frac >= min_frac
     return [c[k] for c, k in zip(np.split(cells, splits), np.split(keep, splits),
                                   strict=True)]
+
+
+def _mean_samples(coef: np.ndarray, owner: np.ndarray, world: np.ndarray,
+                  inn: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean ``(N,)`` float32 of the bilinear samples of ``mask`` (float32 ``(H, W)``) at
+    the world points ``world[n] + inn`` (``world`` ``(N, 2)``, offsets ``inn`` ``(M, 2)``),
+    row ``n`` mapped through ``coef[owner[n]]`` (:func:`_stacked` rows).
+
+    Bit for bit ``sample_bilinear(mask, _map_rows(coef, owner, world[:, None] +
+    inn)).mean(axis=1)``: the same float64 operations per point, cast to the same
+    float32 positions for ``cv2.remap``; but x and y are computed as contiguous arrays
+    and written straight into the two sampling maps (session 13: the ``(N, M, 2)``
+    float64 points, their strided halves and the interleaved float32 copy were about a
+    tenth of :func:`find_lattice`'s CPU on hard photos).
+    """
+    n = len(world) * len(inn)
+    if n == 0:
+        return np.zeros(len(world), np.float32)
+    x = world[:, 0, None] + inn[:, 0]
+    y = world[:, 1, None] + inn[:, 1]
+    c = [col[owner][:, None] for col in coef.T]
+    w = c[6] * x + c[7] * y + c[8]
+    cols = min(n, _REMAP_COLS)
+    rows = -(-n // cols)
+    mx, my = np.zeros(rows * cols, np.float32), np.zeros(rows * cols, np.float32)
+    mx[:n] = ((c[0] * x + c[1] * y + c[2]) / w).ravel()
+    my[:n] = ((c[3] * x + c[4] * y + c[5]) / w).ravel()
+    out = cv2.remap(mask, mx.reshape(rows, cols), my.reshape(rows, cols), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(-1)[:n].reshape(len(world), len(inn)).mean(axis=1)
+
+
+_REMAP_COLS = 4096
+"""Row length of the sampling maps of :func:`_mean_samples` (``cv2.remap``'s limit
+is 32767; the samples do not depend on it)."""
 
 
 _NO_CELLS = (np.zeros((0, 2), np.int64), np.zeros((0, 2)))
