@@ -146,7 +146,16 @@ the start pitch, while they are 0.2-0.4 off; the outline evidence at a ±0.5 pit
 points at their true moves (#19: true (-2.2, 8.0) px, found (-2.4, 7.3); (5.6, -14.0),
 found (4.8, -12.1)). Tried on six dev hard photos and dropped: refitting the inverse map
 (px → world, errors in pitch units): #19 2 → 12 tiles off, #36 4 → 9, #27 lost its right
-candidate.
+candidate. Also tried and dropped: a step (0.1, 16.0) between radius 10 and 99 in
+:data:`REFINE_SCHEDULE`, so far cells join with a wider search (a step (0.15, 99.0)
+instead did nothing): right candidates on six dev hard photos improve (#19 none → first,
+#36 none → 4th, #0 and #27 later → first), but ``boardcam evaluate`` (HEAD 1a1f81c, off →
+on, perfect % / tile errors) dev 13001 hard 40: 87.5 → 82.5 / 25 → 41 (#0 0 → 3, #19 0 →
+2, #39 7 → 18; the reader already read #19 right from the drifted candidate), held-out
+13051 hard #0-19: 75 → 80 / 42 → 29 (#17 13 → 0), held-out 13050 normal #0-19: 80 → 85 /
+13 → 17 (#18 1 → 8: the reader takes a wrong later candidate, 12 tiles for 6). Dev and
+held-out normal errors worse: not taken; the wider search pays only with a reader that
+does not prefer the new wrong candidates.
 """
 
 from __future__ import annotations
