@@ -196,6 +196,32 @@ def test_figure_is_one_connected_group():
     assert not any(out[idx[c]] for c in near + gap)
 
 
+def test_a_lone_tile_beats_a_self_matching_prop():
+    """Session 13: a lone tile (own log-odds 30, a crisp outline and paint) beside a
+    coaster spanning four cells (own log-odds about 0.5 each, but its uniform cells match
+    each other at every shared edge, so their log-odds with the edge evidence are about
+    5 each). The figure is the group with the most *own* evidence: by the log-odds with
+    the edge evidence (clipped at 8 per cell) the prop's 20 beat the tile's 8 and the
+    tile was dropped (dev small figures 13100 normal, 1t 13111)."""
+    tile = [(0, 0)]
+    prop = [(-5, 1), (-5, 2), (-4, 1), (-4, 2)]
+    cells = sorted({c for g in (tile, prop) for c in g}
+                   | {n for g in (tile, prop) for c in g for n in _ring(*c)})
+    idx = {c: i for i, c in enumerate(cells)}
+    own = np.full(len(cells), -6.0)
+    own[idx[(0, 0)]] = 30.0
+    occ = own.copy()
+    for c in prop:
+        own[idx[c]] = 0.5
+        occ[idx[c]] = 5.0
+    inside = np.ones(len(cells), bool)
+    arr = np.array(cells)
+    out = cr._connected_figure(arr, occ, occ > 0, inside, inside, own=own)
+    assert {c for c in cells if out[idx[c]]} == set(tile)
+    out = cr._connected_figure(arr, occ, occ > 0, inside, inside)
+    assert {c for c in cells if out[idx[c]]} == set(prop)
+
+
 def test_lamp_yellow_is_not_green():
     """Under a warm lamp a yellow segment looks orange and, after the light is divided
     out, a pale yellow (Lab 100, -12, 35: dev seed 3100, photo 11); it is nearer the
@@ -555,3 +581,25 @@ def test_a_white_pair_on_a_yellow_tile_under_a_lamp_is_not_read_yellow(monkeypat
     monkeypatch.setattr(cr, "PATTERN_SIGMA", 0.0)
     before = cr.recognize(image)
     assert "Y" in [t["tile"] for t in before["tiles"]]
+
+
+def test_a_lone_tile_beside_a_prop_is_the_figure(monkeypatch):
+    """Session 13: a lone tile 23GY (small-figure render, normal, seed 13106; green
+    gingham) beside a brown coaster spanning four lattice cells (own log-odds -1.1..4.2,
+    no outline), whose uniform cells match each other at their shared edges. Ranked
+    with that edge evidence the coaster's group beat the tile and the photo was "no
+    tiles"; the figure is the group with the most own evidence
+    (:data:`cr.FIGURE_BY_OWN`), and the tile is read exactly."""
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", "23GY", 13106, "normal")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    answer = cr.recognize(image)
+    assert compare_states("caribo", photo.truth["state"], answer).perfect
+    monkeypatch.setattr(cr, "FIGURE_BY_OWN", False)
+    try:
+        before = cr.recognize(image)
+    except NothingFound:
+        before = None
+    assert before is None or not compare_states("caribo", photo.truth["state"],
+                                                before).perfect

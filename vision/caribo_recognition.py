@@ -253,6 +253,30 @@ every size (PATTERN_MAX_TILES 36; same cached lattices): big dev normal 25/30 pe
 PATTERN_SIGMA 7 instead of 5 gives small figures perfect / tile errors dev normal 26 /
 21 (5: 27 / 20), dev hard 18 / 35 (20 / 33), held-out normal 23 / 41 (24 / 40),
 held-out hard 25 / 38 (24 / 39); before the term 24 / 21, 17 / 36, 20 / 45, 24 / 38.
+
+Session 13 (small figures dev 13100 normal / 13120 hard, held-out 13150 / 13170, 36
+photos each; big dev 13100 normal / 13101 hard, held-out 13102 normal, 30 each;
+lattices cached, ``caribo_recognition_runs.py OUT DIR --lattice-cache C``). Of the 20
+dev small "no tiles" answers (9 normal, 11 hard) 9 had no right lattice candidate. On
+the right lattice a lone tile was dropped beside a prop: a brown coaster or a pen
+spanning several cells; their uniform cells match each other at every shared edge, so
+with that edge evidence the prop's group beat the tile in :func:`_connected_figure`
+(coaster cells' own log-odds -2..2.6, 4-6 with their edges; the tile's own 30, clipped
+at 8) -> the figure is the group with the most *own* evidence (:data:`FIGURE_BY_OWN`;
+figures in its commit message). Tried and dropped: the light of a small reading
+(:func:`_own_light`) also fitted on its tiles whose own six segments fall into two
+paint groups (best two-group split of :func:`_pattern_ll` over one group by log(1000)),
+since the coaster's brown cells read as tiles pull the light to a too warm one (yellow
+read green, green blue; dev hard 1t 13128 "no tiles" -> right, 2t 13128 3 -> 1 errors)
+but held-out hard 3t 13171 0 -> 1 error (12GS read 45SG: a reading with table cells
+fitted on fewer tiles), held-out hard 15 -> 14 perfect. Found, not fixed: warm lamps
+(2900-3600 K) with 34WY: the robust colour cost (capped at 25 per segment) prefers the
+warmest end of the black-body search (2000-2200 K, every segment read blue, or white and
+blue; dev normal 2t 13108: cost 207.8 against 247-253 for 3300-4000 K, where the four
+orange-looking yellow segments still sit 26 from yellow): the lamp's pixels are warmer
+than a von Kries gain of its kelvin explains, so no light reads both the white pair and
+the yellow; and nearly clipped white segments (255, 252, 154) read yellow by a segment
+likelihood far beyond the pattern term (dev hard 2t 13129).
 """
 
 from __future__ import annotations
@@ -484,21 +508,34 @@ a red-and-white tile on a red and white cloth; an empty cell showing the table w
 match three independent neighbour segments by chance about once in 200)."""
 
 
+FIGURE_BY_OWN = True
+"""The figure is the connected group with the most *own* evidence, the edges its cells
+share with each other left out (:func:`_connected_figure`; session 13)."""
+
+
 def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray,
                       eligible: np.ndarray, inside: np.ndarray,
-                      table: np.ndarray | None = None) -> np.ndarray:
+                      table: np.ndarray | None = None,
+                      own: np.ndarray | None = None) -> np.ndarray:
     """Occupancy ``(N,)`` bool made one connected figure (a CARIBO figure is connected).
 
     ``cells (N, 2)`` axial lattice cells, ``logit (N,)`` their occupancy log-odds,
     ``occupied (N,)`` the per-cell decision, ``eligible (N,)`` cells that may hold a
     tile, ``inside (N,)`` cells wholly in the photo. The connected group of occupied
-    cells with the most evidence (sum of log-odds, clipped at 8) is the figure; another
+    cells with the most evidence (sum of log-odds, clipped at 8; of ``own`` when given,
+    the cells' own log-odds without the edges they share) is the figure; another
     group joins it through one empty eligible cell touching both when the group's
     log-odds plus that cell's are positive (the most probable connected reading of the
     two), else it is dropped (a prop or table pattern read as tiles). A group touching a
     cell outside the photo is kept when the figure does too: they may join beyond the
     border (a path between them inside the photo would be seen). ``table``:
     :func:`_neighbour_table` of ``cells`` when already built.
+
+    ``own (N,)``: the cells' own log-odds, to rank the groups by. ``logit`` holds the
+    evidence of the edges a cell shares with occupied neighbours, and a uniform prop
+    (a coaster, a cloth's square) spanning several cells matches itself at every shared
+    edge: ranked by ``logit`` a coaster of four cells (own log-odds about 0.5, about 5
+    with its edges) beat a lone tile (own 30, clipped at 8) and the tile was dropped.
     """
     table = _neighbour_table(cells) if table is None else table
     nbrs = [[j for j in row if j >= 0] for row in table.tolist()]
@@ -522,7 +559,8 @@ def _connected_figure(cells: np.ndarray, logit: np.ndarray, occupied: np.ndarray
         groups.append(group)
     if len(groups) <= 1:
         return occ
-    groups.sort(key=lambda g: -z[g].sum())
+    rank = z if own is None else np.clip(own, -8.0, 8.0)
+    groups.sort(key=lambda g: -rank[g].sum())
     figure = set(groups[0])
     rest = groups[1:]
     changed = True
@@ -1278,7 +1316,8 @@ def _read_tiles_under(image, small, scale, lab_det, tdist, lattice, calibration,
                                & ((edge_llr > 0).sum(axis=1) >= RESCUE_MATCHES)
                                & ((edge_llr < 0).sum(axis=1) == 0))
         occupied = (occ_logit > 0) & eligible
-        occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside, table)
+        occupied = _connected_figure(cand, occ_logit, occupied, eligible, inside, table,
+                                     own=own_logit if FIGURE_BY_OWN else None)
         if not drop_clashing or grown == GROW_ROUNDS:
             break
         have = {(int(q), int(r)) for q, r in cand}
