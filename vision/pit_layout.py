@@ -308,7 +308,15 @@ wrong place) unchanged, 29 (+1 wrong place) unchanged, 27 -> 29 (held-out hard #
 way), every other fit the same; 1 -> 0 of 40 non-Wauri photos accepted.
 'wauri_board_ab.py --base HEAD --runs 1': 60 dev photos total CPU 0.99x (only #1
 differs); 20 CARIBO/Colomino photos 0.78x (the chained lattice and its candidates run on
-every photo without a clear fit; median 564 -> 708 ms).
+every photo without a clear fit; median 564 -> 708 ms). Then the chained lattice only in
+the squashed-window stage (:data:`CHAIN_SQUARE` off) and only its fits matching
+:data:`CHAIN_MIN_PITS` = 9 pits, and a ranked fit beyond the photo not polished in
+:func:`find_boards`' final loop (each cost a round-window polish on photos without a
+board): the three boards found as before; 'wauri_board_ab.py --base 6039c06 --runs 1':
+0 of the 120 Wauri and 20 CARIBO/Colomino fits differ, total CPU dev normal 0.98x /
+hard 1.02x, held-out 1.00x / 1.04x, CARIBO/Colomino 1.17x; against the session's
+start (8bcdf48) CARIBO/Colomino 0.94x (median 513 -> 530 ms; at the tracking path's
+0.65 CARIBO #2 and Colomino #3 lose their fit, CARIBO #3 gains one, 0.86 none).
 Exact speed-up: :func:`_pit_spots`' float32 steps in place (bit-identical spots on 10
 dev photos and both window shapes; 29.1 -> 25.2 ms per call on a loaded machine).
 Misses named: dev hard #2 (floral, dark board, defocus): its pits' spots weak (ranks
@@ -1072,6 +1080,12 @@ LAT_CHAIN = 3  # the chained lattice (lattice_stage's later candidates): two spo
                # one board's when at most this many compatible neighbours join them (0: off)
 
 
+CHAIN_MIN_PITS = 9  # pits a chained lattice fit must match (a board whose pits all give
+                    # spots, split only by the light; the recogniser reads 9 or more)
+CHAIN_SQUARE = False  # the chained lattice in the square-window search too (its cost falls
+                      # on every photo without a board; the boards it found are found without)
+
+
 def _chained(spots: PitSpots, compat: np.ndarray) -> np.ndarray:
     """``(n, n)`` bool: spots joined by a chain of at most :data:`LAT_CHAIN` compatible
     (:func:`_compatible`) neighbours, each within 4.5 radii of the last (a lattice cell's
@@ -1572,9 +1586,10 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     def chained(full: float, fits: list, squash: float, min_pits: int) -> list:
         """The chained lattice's fits (:func:`_lattice_fits_found` with ``chain``) not at
         the place of one of ``fits``, proposed as :func:`lattice_homographies` does."""
-        if LAT_CHAIN <= 0:
+        if LAT_CHAIN <= 0 or (squash == 1.0 and not CHAIN_SQUARE):
             return []
-        _full, found = _plain_lattice_found(pyr, squash=squash, min_pits=min_pits, chain=True)
+        _full, found = _plain_lattice_found(pyr, squash=squash,
+                                            min_pits=max(min_pits, CHAIN_MIN_PITS), chain=True)
         new = []
         for n, hom in sorted(found, key=lambda o: -o[0]):
             proj = cv2.perspectiveTransform(PITS_MM[None], hom)[0]
@@ -1615,6 +1630,8 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         pitch = float(np.linalg.norm(centres[1] - centres[0]))
         if any(np.linalg.norm(f.centres_px() - centres, axis=1).max() < 0.25 * pitch
                for f in out):
+            continue
+        if not _in_photo(pyr, hom):  # not polished on (the last rounds move < 0.3 pitch)
             continue
         fine, n_fine = polish_fit(pyr, hom, rounds=1, exact=True)
         c_fine = cavity_contrast(pyr, fine)
