@@ -779,6 +779,11 @@ def test_a_tile_with_one_red_clipped_triangle_is_read_whole():
     fit = np.ones(n_cells * 4, bool)
     out = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
     assert out.reshape(n_cells, 4)[4].tolist() == [2, 1, 3, 0]
-    # the unclipped triangles keep their own reading
-    assert np.array_equal(cr._cells_under_glare(post, tri, gain, local, clip, on, fit)[16],
-                          post[16])
+    # an unclipped triangle of that tile misread by its own reading (a cool lamp's glare
+    # turns a green's direction towards blue) is read whole too, its reading the prior
+    post[16] = [0.1, 0.1, 0.35, 0.45]                                 # green misread blue
+    again = cr._cells_under_glare(post, tri, gain, local, clip, on, fit)
+    assert again.reshape(n_cells, 4, 4)[4].argmax(-1).tolist() == [2, 1, 3, 0]
+    assert again[16, 2] > 0.9
+    # a tile without red clipped keeps its reading
+    assert np.array_equal(again[12:16], post[12:16])

@@ -342,6 +342,38 @@ cells normal #22, hard #09 too; hard #18 YYYG -> YYYY still: its green at 252 de
 photo's greens and clipped yellows); held-out 13220/13221 44/59 and 68 unchanged,
 13222/13223 30/57 unchanged, 123 -> 121. Glare is still most wrong cells: red-clipped
 blues read red (B - G ~0: no direction left) and greens read yellow.
+Coloured glare on a glare-lit tile's unclipped triangles (session 13, third part): a
+lamp's glare is not grey after the print's balance when that lamp is warmer or cooler
+than the light on the print, and the direction reading above then points the paint the
+glare's way: blues under a warm glare at 7-17 deg, read red (dev normal #06, held-out
+13222 normal #26, 13221 hard #03: R 1.7-1.9 of the print level, the local print's own
+cast only R 1.06-1.2), greens under a cool one read blue (dev hard #23: B 1.75 > G
+1.46). :func:`cell_glare_posteriors` fits each tile's glare per channel whatever its
+colour, but only the red-clipped triangles took its reading; now all four triangles of
+such a tile do, each with its own posterior as the prior (hard #23's greens now right;
+the warm-glare blues of normal #06 and 13221 hard #03 stay red, not examined further;
+held-out 13222 normal #26 one cell right, three read otherwise).
+colomino_cells_causes.py, fields cached: dev 13200/13201 37/57 boards and 127 wrong
+cells either way (hard #23 8 -> 4, hard #03 6 -> 5; normal #24 16 -> 19 and hard #25 9
+-> 11, boards lost either way: in normal #24's hot spot, R/G/B 2 or more times the print
+level, likely the tone curve's shoulder breaking the linear light-plus-glare model; not
+checked); held-out 13220/13221 44/59 -> 44/59, 68 -> 64; 13222/13223 30/57 -> 30/57, 121
+-> 117. Tried and dropped in this part (dev figures, 127 before): the direction classes
+fitted without the hot tiles' own triangles (their Lab reading seeds them; hard #18's
+yellow class holds 7 unclipped seeds, not clipped ones, so its green at 252 deg is 53
+deg from the photo's greens and 19 from its yellows): 148, even when a class keeps 5
+seeds without them (the hot triangles' directions differ from the lit ones': they need
+their own seeds); a tile counted hot only when its red-clipped triangle's darker
+channels reach 0.3 or 0.5 of the print level (red-clipped greens and blues show 0.7 and
+more, red-clipped reds and yellows 0.2-0.4 median, bright paint rather than glare): 128,
+normal #20's blue lost (its tile's clipped yellows keep B low); the direction features
+on the local print's balance: 129 (hard #24 two cells). The less-lit part of a
+red-clipped triangle cannot tell a blue from a red: a triangle samples 54 pixels, the
+blues read red keep 0-14 unclipped, pointing at 235-270 deg (normal #14, #24), not blue.
+Direction flips (reading changed by the direction; before this change) wrong: dev 3 of
+18, held-out 8 of 17, faint triangles (magnitude 0.07-0.13, as light as the print) read
+red at 0.9: the plain cells' noise (0.03-0.05) underrates a glare-washed triangle's
+error.
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -1559,7 +1591,8 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
                        fit: np.ndarray, joint: dict | None = None) -> np.ndarray:
     """``post (N, K)`` of the tile triangles (``on_tiles`` order, four per cell) with the
     tiles having red clipped in at least one triangle (green and blue in none) read
-    whole by :func:`cell_glare_posteriors`, unless read one colour all round (every
+    whole by :func:`cell_glare_posteriors` (all four triangles, the unclipped ones too,
+    each with its own posterior as the prior), unless read one colour all round (every
     one-colour reading fits such a cell alike; an uncovered printed field is one).
     Prototypes: the medians of the photo's unclipped fitted triangles (``fit``) of each
     colour as read, or of those with green and blue unclipped where fewer than 3 are
@@ -1603,9 +1636,11 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     if not pick.any():
         return post
     out = post.reshape(cells, 4, K).copy()
-    marg = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
-    # a triangle with its red unclipped keeps its own reading (red tells colours apart)
-    out[pick] = np.where(red_c[pick][..., None], marg, out[pick])
+    # every triangle of such a tile takes the whole reading, its own posterior (red
+    # unclipped: the direction and Lab reading) the prior in it: the tile's glare is
+    # fitted whatever its colour, which a warm or cool lamp's glare is against the
+    # print's balance (blues pointing at red, greens at blue in their own reading)
+    out[pick] = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
     return out.reshape(-1, K)
 
 
