@@ -156,6 +156,21 @@ on, perfect % / tile errors) dev 13001 hard 40: 87.5 → 82.5 / 25 → 41 (#0 0 
 13 → 17 (#18 1 → 8: the reader takes a wrong later candidate, 12 tiles for 6). Dev and
 held-out normal errors worse: not taken; the wider search pays only with a reader that
 does not prefer the new wrong candidates.
+
+Session 13, "not hexagonal" (dev 13001 hard #30: 12 tiles on a cloth, 3.9 px motion
+blur, two coasters and a sheet of paper): a cork coaster taken for paint was the largest
+paint region (18656 px against the figure's 11777), so :func:`figure_components` kept it
+as figure, and its grain and round rim raise every direction of the histogram alike (its
+own least bin 0.64 of its highest; tile regions 0.01-0.22): the fourth direction reached
+0.76 of the third (the tile region alone 0.35). The photo then fell to
+:func:`_hexagonal_component`, whose lone right-hand tile region gave no right candidate.
+Now (:data:`FLAT_PROPS`) a photo so rejected is tested again without its flat figure
+regions (:func:`directed_components`), and when it passes those regions are left out
+of the directions and of the search: #30 none → the first candidate right. The reader
+still answers "no tiles" there (right lattice, 12 tiles read, 6 wrong by colour and
+none confident: a 3058 K lamp, white tiles not paint). Of 434 photos checked only #30
+changes verdict (dev 13000/13001, held-out 13050/13051 #0-19, small figures
+13100/13120/13150/13170, 13100-13102 big, Colomino 13440/13441, Wauri 13442/13443).
 """
 
 from __future__ import annotations
@@ -215,6 +230,19 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     # paint away from it
     figure = cv2.dilate(figure_components(paint).astype(np.uint8), np.ones((5, 5), np.uint8))
     dirs = hexlattice.line_directions(lab_det, region, test_mask=figure > 0)
+    if dirs is None and FLAT_PROPS:
+        # a round prop taken for paint (a cork coaster) raises every direction alike, so
+        # the fourth direction is judged again without the figure regions that have none
+        figure = figure_components(paint)
+        directed = directed_components(lab_det, figure)
+        if directed is not None:
+            # the flat regions are no tiles: left out of the directions and the search
+            kept = paint.astype(bool) & ~(figure & ~directed)
+            kept_region = cv2.dilate(kept.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            test = cv2.dilate(directed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+            dirs = hexlattice.line_directions(lab_det, kept_region, test_mask=test)
+            if dirs is not None:
+                paint, region, n_paint = kept, kept_region, int(kept.sum())
     if dirs is None and SMALL_FIGURE:
         # a figure of a few tiles beside larger props (a coaster, pens): their edges swamp
         # the histogram, so each paint region is tried on its own, largest first
@@ -379,6 +407,71 @@ def figure_components(paint: np.ndarray) -> np.ndarray:
     areas = stats[1:, cv2.CC_STAT_AREA]
     keep = np.zeros(n, bool)
     keep[1:] = areas >= FIGURE_COMPONENT * areas.max()
+    return keep[labels]
+
+
+FLAT_PROPS = True
+"""Whether a photo rejected as "not hexagonal" by the fourth-direction test on
+:func:`figure_components` is tested again without its flat regions
+(:func:`directed_components`)."""
+FLAT_DIRECTIONS = 0.5
+"""A figure region whose edge-direction histogram is at least this high everywhere,
+relative to its highest bin, runs in no particular directions: a round prop (a cork
+coaster: rim and texture) rather than tiles. Measured (min / max of the smoothed
+histogram, :func:`direction_flatness`): CARIBO figure regions on dev 13000 normal /
+13001 hard (80 photos) 0.01-0.22, Colomino 13440 normal / 13441 hard 0.02-0.23 (one
+region of a split board 0.17); cork coasters counted as figure 0.31 (13000 #38), 0.39
+(13001 #0), 0.64 (13001 #30, the only one that changed the test's verdict)."""
+
+
+def direction_flatness(lab_det: np.ndarray, mask: np.ndarray) -> float:
+    """Least over highest bin of the edge-direction histogram inside boolean ``mask``
+    (the histogram of :func:`vision.hexlattice.line_directions`: structure-tensor
+    orientations weighted by the root of their strength, 180 bins, smoothed). Near 0 for
+    a few straight directions, near 1 for edges running every way; 1.0 without edges."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return 1.0
+    y0, y1 = max(0, ys.min() - 2), ys.max() + 3
+    x0, x1 = max(0, xs.min() - 2), xs.max() + 3
+    lab = lab_det[y0:y1, x0:x1]
+    m = mask[y0:y1, x0:x1]
+    jxx = np.zeros(lab.shape[:2], np.float32)
+    jyy = np.zeros_like(jxx)
+    jxy = np.zeros_like(jxx)
+    for ch in range(3):
+        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
+        jxx += gx * gx
+        jyy += gy * gy
+        jxy += gx * gy
+    a, b, c = jxx[m], jyy[m], jxy[m]
+    theta = 0.5 * np.arctan2(2 * c, a - b)
+    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    ang = (np.degrees(theta) + 90.0) % 180.0
+    hist, _ = np.histogram(ang, bins=180, range=(0, 180), weights=np.sqrt(strength))
+    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    ext = np.concatenate([hist[-6:], hist, hist[:6]])
+    smooth = np.convolve(ext, k / k.sum(), mode="same")[6:-6]
+    top = float(smooth.max())
+    return float(smooth.min()) / top if top > 0 else 1.0
+
+
+def directed_components(lab_det: np.ndarray, figure: np.ndarray) -> np.ndarray | None:
+    """The boolean ``figure`` mask without its connected regions (8-connected) whose
+    edges run in no particular directions (:func:`direction_flatness`, dilated 5 × 5 as
+    the direction test's mask, at least :data:`FLAT_DIRECTIONS`), or None when none is
+    dropped or every region would be."""
+    n, labels = cv2.connectedComponents(figure.astype(np.uint8), connectivity=8)
+    if n <= 2:
+        return None
+    keep = np.ones(n, bool)
+    keep[0] = False
+    for i in range(1, n):
+        region = cv2.dilate((labels == i).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        keep[i] = direction_flatness(lab_det, region) < FLAT_DIRECTIONS
+    if keep[1:].all() or not keep[1:].any():
+        return None
     return keep[labels]
 
 
