@@ -886,3 +886,21 @@ def test_a_cork_coaster_does_not_make_the_figure_not_hexagonal(monkeypatch):
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "FLAT_PROPS", False)
     assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
+
+
+def test_props_do_not_set_a_small_figures_line_directions(monkeypatch):
+    """Dev small figure (one tile 23GY, render seed 13109, normal): paint beside the
+    figure outweighs the tile's own lines, so one of the three directions of all the paint
+    is none of the figure's (15° off): every candidate was about 0.4 of the tile pitch and
+    the photo read "no tiles". With the figure's own directions
+    (:data:`vision.caribo_lattice.FIGURE_DIRECTIONS`) the first candidate is right."""
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", "23GY", 13109, "normal")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    lab, paint, scale = _lattice_inputs(image)
+    pieces = photo.truth["pieces"]
+
+    assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
+    monkeypatch.setattr(caribo_lattice, "FIGURE_DIRECTIONS", None)
+    assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
