@@ -495,25 +495,10 @@ def direction_flatness(lab_det: np.ndarray, mask: np.ndarray) -> float:
         return 1.0
     y0, y1 = max(0, ys.min() - 2), ys.max() + 3
     x0, x1 = max(0, xs.min() - 2), xs.max() + 3
-    lab = lab_det[y0:y1, x0:x1]
-    m = mask[y0:y1, x0:x1]
-    jxx = np.zeros(lab.shape[:2], np.float32)
-    jyy = np.zeros_like(jxx)
-    jxy = np.zeros_like(jxx)
-    for ch in range(3):
-        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
-        jxx += gx * gx
-        jyy += gy * gy
-        jxy += gx * gy
-    a, b, c = jxx[m], jyy[m], jxy[m]
-    theta = 0.5 * np.arctan2(2 * c, a - b)
-    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
-    ang = (np.degrees(theta) + 90.0) % 180.0
-    hist, _ = np.histogram(ang, bins=180, range=(0, 180), weights=np.sqrt(strength))
-    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
-    ext = np.concatenate([hist[-6:], hist, hist[:6]])
-    smooth = np.convolve(ext, k / k.sum(), mode="same")[6:-6]
+    smooth = hexlattice.direction_histogram(
+        hexlattice.structure_tensor(lab_det[y0:y1, x0:x1]), mask[y0:y1, x0:x1])
+    if smooth is None:
+        return 1.0
     top = float(smooth.max())
     return float(smooth.min()) / top if top > 0 else 1.0
 

@@ -447,6 +447,43 @@ def separated_peak_heights(hist: np.ndarray, min_sep: float) -> list[float]:
     return [float(hist[i]) for i in kept]
 
 
+def structure_tensor(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The colour structure tensor ``(jxx, jyy, jxy)``, each ``(H, W)`` float32, of the
+    ``(H, W, 3)`` Lab image: 3 × 3 Sobel gradients of the three channels, their products
+    summed over the channels."""
+    jxx = np.zeros(lab.shape[:2], np.float32)
+    jyy = np.zeros_like(jxx)
+    jxy = np.zeros_like(jxx)
+    for ch in range(3):
+        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
+        jxx += gx * gx
+        jyy += gy * gy
+        jxy += gx * gy
+    return jxx, jyy, jxy
+
+
+def direction_histogram(tensor: tuple[np.ndarray, np.ndarray, np.ndarray],
+                        mask: np.ndarray, bins: int = 180) -> np.ndarray | None:
+    """The smoothed histogram ``(bins,)`` of edge-line directions (degrees modulo 180,
+    gradient orientation + 90°) inside ``mask`` (``(H, W)``, made boolean), weighted by
+    the root of the :func:`structure_tensor` strength and smoothed circularly (Gaussian,
+    σ 2 bins); None without edges there."""
+    jxx, jyy, jxy = tensor
+    m = mask.astype(bool)
+    a, b, c = jxx[m], jyy[m], jxy[m]
+    theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
+    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    if strength.size == 0 or strength.sum() <= 0:
+        return None
+    # line direction = gradient orientation + 90°
+    ang = (np.degrees(theta) + 90.0) % 180.0
+    hist, _ = np.histogram(ang, bins=bins, range=(0, 180), weights=np.sqrt(strength))
+    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    ext = np.concatenate([hist[-6:], hist, hist[:6]])
+    return np.convolve(ext, k / k.sum(), mode="same")[6:-6]
+
+
 def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
                     max_fourth: float | None = MAX_FOURTH_DIRECTION,
                     test_mask: np.ndarray | None = None) -> np.ndarray | None:
@@ -461,31 +498,8 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     fourth-direction test is measured inside ``test_mask`` (boolean ``(H, W)``; default
     ``mask``), e.g. the figure without the props next to it.
     """
-    jxx = np.zeros(lab.shape[:2], np.float32)
-    jyy = np.zeros_like(jxx)
-    jxy = np.zeros_like(jxx)
-    for ch in range(3):
-        gx = cv2.Sobel(lab[..., ch], cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(lab[..., ch], cv2.CV_32F, 0, 1, ksize=3)
-        jxx += gx * gx
-        jyy += gy * gy
-        jxy += gx * gy
-
-    def histogram(m: np.ndarray) -> np.ndarray | None:
-        m = m.astype(bool)
-        a, b, c = jxx[m], jyy[m], jxy[m]
-        theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
-        strength = np.sqrt((a - b) ** 2 + 4 * c * c)
-        if strength.size == 0 or strength.sum() <= 0:
-            return None
-        # line direction = gradient orientation + 90°
-        ang = (np.degrees(theta) + 90.0) % 180.0
-        hist, _ = np.histogram(ang, bins=bins, range=(0, 180), weights=np.sqrt(strength))
-        k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
-        ext = np.concatenate([hist[-6:], hist, hist[:6]])
-        return np.convolve(ext, k / k.sum(), mode="same")[6:-6]
-
-    smooth = histogram(mask)
+    tensor = structure_tensor(lab)
+    smooth = direction_histogram(tensor, mask, bins)
     if smooth is None:
         return None
     peaks = []
@@ -502,7 +516,7 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     if smooth[int(peaks[2] / 180 * bins) % bins] < 0.15 * smooth.max():
         return None
     if max_fourth is not None:
-        test = smooth if test_mask is None else histogram(test_mask)
+        test = smooth if test_mask is None else direction_histogram(tensor, test_mask, bins)
         v = [] if test is None else separated_peak_heights(test, 25.0 * bins / 180.0)
         # a hexagonal pattern has exactly three line directions; a square grid split into
         # triangles (Colomino) shows four, a photo of other things a spread of them
