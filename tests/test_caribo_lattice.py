@@ -269,6 +269,13 @@ def _tilted_lattice(u, v, centre, tilt: float):
     return A, Ht / Ht[2, 2]
 
 
+def _photo_inputs(photo) -> tuple[np.ndarray, np.ndarray, float, list]:
+    """:func:`_lattice_inputs` of a simulator photo (``random_photo`` / ``render_state``),
+    with its truth tiles (``truth["pieces"]``)."""
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    return (*_lattice_inputs(image), photo.truth["pieces"])
+
+
 def _figure_inputs(img):
     """CIELAB (float32, OpenCV scale), ridge strength and paint mask (float32 0/1) of a
     rendered figure, as :func:`vision.caribo_lattice.find_lattice`'s callers make them."""
@@ -377,9 +384,7 @@ def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
     from vision.simulator.dataset import photo_seed, render_state
 
     photo = render_state("caribo", PAPER_FIGURE, photo_seed(6000, 20), "normal")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    lab, paint, scale = _lattice_inputs(image)
-    pieces = photo.truth["pieces"]
+    lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
     # (with two seeds the second seed's start regrown with the affine first step is right
@@ -584,9 +589,7 @@ def test_the_least_mixed_candidate_comes_first(monkeypatch):
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(10001, 2), "hard")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    lab, paint, scale = _lattice_inputs(image)
-    pieces = photo.truth["pieces"]
+    lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
@@ -804,9 +807,7 @@ def test_affine_first_step_keeps_the_far_tiles(monkeypatch):
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(11001, 14), "hard")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    lab, paint, scale = _lattice_inputs(image)
-    pieces = photo.truth["pieces"]
+    lab, paint, scale, pieces = _photo_inputs(photo)
 
     # each start regrown both ways, the better outline fit kept (AFFINE_CHOOSE, on)
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
@@ -879,9 +880,7 @@ def test_a_cork_coaster_does_not_make_the_figure_not_hexagonal(monkeypatch):
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(13001, 30), "hard")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    lab, paint, scale = _lattice_inputs(image)
-    pieces = photo.truth["pieces"]
+    lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "FLAT_PROPS", False)
@@ -897,9 +896,7 @@ def test_props_do_not_set_a_small_figures_line_directions(monkeypatch):
     from vision.simulator.dataset import render_state
 
     photo = render_state("caribo", "23GY", 13109, "normal")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    lab, paint, scale = _lattice_inputs(image)
-    pieces = photo.truth["pieces"]
+    lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "FIGURE_DIRECTIONS", None)

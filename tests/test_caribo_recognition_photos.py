@@ -544,25 +544,35 @@ def test_light_refitted_on_the_tile_assignment(cli, tmp_path, monkeypatch):
     assert compare_states("caribo", truth, unrefitted).piece_errors >= 10
 
 
+def _small_figure(notation: str, seed: int, difficulty: str = "normal"):
+    """A small-figure render (as ``benchmarks/caribo_small_figures.py`` makes them): its
+    truth state and the decoded photo."""
+    from vision.simulator.dataset import render_state
+
+    photo = render_state("caribo", notation, seed, difficulty)
+    return photo.truth["state"], cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8),
+                                              cv2.IMREAD_COLOR)
+
+
+def _read_perfectly(image: np.ndarray, truth: dict) -> bool:
+    """Whether the reader reads ``image`` exactly (False for "no tiles found")."""
+    try:
+        answer = cr.recognize(image)
+    except NothingFound:
+        return False
+    return compare_states("caribo", truth, answer).perfect
+
+
 def test_a_small_figure_is_read_under_its_own_tiles_light(monkeypatch):
     """A 2-tile figure (dev seed 10156, small-figure renders) on a grey stone table under
     a lamp: the lamp's bright spot around the tiles differs from the image border, so
     the core cells the light is fitted on are mostly table; under that light white and
     yellow read as blue (one tile read, wrong). Read again under the light fitted on
     the tiles read, the figure is read exactly."""
-    from vision.simulator.dataset import render_state
-
-    photo = render_state("caribo", "34WY,34RY", 10156, "normal")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    answer = cr.recognize(image)
-    assert compare_states("caribo", photo.truth["state"], answer).perfect
+    truth, image = _small_figure("34WY,34RY", 10156)
+    assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "OWN_LIGHT_MAX_TILES", 0)
-    try:
-        before = cr.recognize(image)
-    except NothingFound:
-        before = None
-    assert before is None or not compare_states("caribo", photo.truth["state"],
-                                                before).perfect
+    assert not _read_perfectly(image, truth)
 
 
 
@@ -572,12 +582,8 @@ def test_a_white_pair_on_a_yellow_tile_under_a_lamp_is_not_read_yellow(monkeypat
     of 34WY as yellow segment by segment, and the tile was read all yellow. The pair
     still stands apart from the tile's four yellow segments (one tile, one light), so
     the tile's own segment contrasts (:func:`_pattern_ll`) read it exactly."""
-    from vision.simulator.dataset import render_state
-
-    photo = render_state("caribo", "34WY,34RY", 12159, "normal")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    answer = cr.recognize(image)
-    assert compare_states("caribo", photo.truth["state"], answer).perfect
+    truth, image = _small_figure("34WY,34RY", 12159)
+    assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "PATTERN_SIGMA", 0.0)
     before = cr.recognize(image)
     assert "Y" in [t["tile"] for t in before["tiles"]]
@@ -590,16 +596,7 @@ def test_a_lone_tile_beside_a_prop_is_the_figure(monkeypatch):
     with that edge evidence the coaster's group beat the tile and the photo was "no
     tiles"; the figure is the group with the most own evidence
     (:data:`cr.FIGURE_BY_OWN`), and the tile is read exactly."""
-    from vision.simulator.dataset import render_state
-
-    photo = render_state("caribo", "23GY", 13106, "normal")
-    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    answer = cr.recognize(image)
-    assert compare_states("caribo", photo.truth["state"], answer).perfect
+    truth, image = _small_figure("23GY", 13106)
+    assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "FIGURE_BY_OWN", False)
-    try:
-        before = cr.recognize(image)
-    except NothingFound:
-        before = None
-    assert before is None or not compare_states("caribo", photo.truth["state"],
-                                                before).perfect
+    assert not _read_perfectly(image, truth)
