@@ -246,38 +246,41 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     if n_paint < 150:
         return None
     region = cv2.dilate(paint.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    # the colour structure tensor of the whole image, shared by every direction test below
+    tensor = hexlattice.structure_tensor(lab_det)
     # "not hexagonal" is judged on the figure, not on props or table patterns taken for
     # paint away from it
-    figure = cv2.dilate(figure_components(paint).astype(np.uint8), np.ones((5, 5), np.uint8))
-    dirs = hexlattice.line_directions(lab_det, region, test_mask=figure > 0)
+    comps = figure_components(paint)
+    figure = cv2.dilate(comps.astype(np.uint8), np.ones((5, 5), np.uint8))
+    dirs = hexlattice.line_directions(lab_det, region, test_mask=figure > 0, tensor=tensor)
     if dirs is None and FLAT_PROPS:
         # a round prop taken for paint (a cork coaster) raises every direction alike, so
         # the fourth direction is judged again without the figure regions that have none
-        comps = figure_components(paint)
         directed = directed_components(lab_det, comps)
         if directed is not None:
             # the flat regions are no tiles: left out of the directions and the search
             kept = paint.astype(bool) & ~(comps & ~directed)
             kept_region = cv2.dilate(kept.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
             test = cv2.dilate(directed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-            dirs = hexlattice.line_directions(lab_det, kept_region, test_mask=test)
+            dirs = hexlattice.line_directions(lab_det, kept_region, test_mask=test,
+                                              tensor=tensor)
             if dirs is not None:
                 paint, region, n_paint, figure = kept, kept_region, int(kept.sum()), test
     if dirs is not None and FIGURE_DIRECTIONS is not None:
         # props beside the figure (a pen, a coaster's edge, table pattern taken for
         # paint) can outweigh a small figure's own lines: when a direction of all the
         # paint is none of the figure's, the figure's own three are taken
-        own = hexlattice.line_directions(lab_det, figure > 0, max_fourth=None)
+        own = hexlattice.line_directions(lab_det, figure > 0, max_fourth=None, tensor=tensor)
         if own is not None and directions_apart(dirs, own) > FIGURE_DIRECTIONS:
             # a prop kept as figure (a sheet of paper as large as the tiles' region)
             # has its own lines: only the regions hexagonal on their own count
-            own = _hexagonal_regions_directions(lab_det, figure > 0)
+            own = _hexagonal_regions_directions(lab_det, figure > 0, tensor)
             if own is not None and directions_apart(dirs, own) > FIGURE_DIRECTIONS:
                 dirs = own
     if dirs is None and SMALL_FIGURE:
         # a figure of a few tiles beside larger props (a coaster, pens): their edges swamp
         # the histogram, so each paint region is tried on its own, largest first
-        paint, dirs = _hexagonal_component(lab_det, paint)
+        paint, dirs = _hexagonal_component(lab_det, paint, tensor)
         if dirs is None:
             return None
         n_paint = int(paint.sum())
@@ -399,11 +402,12 @@ COMPONENT_TRIES = 4
 """At most this many paint regions, largest first, are tried alone."""
 
 
-def _hexagonal_component(lab_det: np.ndarray, paint: np.ndarray):
+def _hexagonal_component(lab_det: np.ndarray, paint: np.ndarray, tensor):
     """The first connected paint region (largest first, at most :data:`COMPONENT_TRIES`,
     each at least :data:`COMPONENT_MIN_AREA` px) whose own edges show three hexagonal
     line directions and no fourth: ``(region mask (H, W) bool, directions (3, 2))``, or
-    ``(paint, None)`` when none does."""
+    ``(paint, None)`` when none does. ``tensor``: the image's
+    :func:`vision.hexlattice.structure_tensor`."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(paint.astype(np.uint8),
                                                            connectivity=8)
     order = [int(i) for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
@@ -411,7 +415,7 @@ def _hexagonal_component(lab_det: np.ndarray, paint: np.ndarray):
     for i in order[:COMPONENT_TRIES]:
         blob = labels == i
         region = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        dirs = hexlattice.line_directions(lab_det, region)
+        dirs = hexlattice.line_directions(lab_det, region, tensor=tensor)
         if dirs is not None:
             return blob, dirs
     return paint, None
@@ -472,17 +476,18 @@ def directions_apart(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.minimum(d, 180.0 - d).min(axis=1).max())
 
 
-def _hexagonal_regions_directions(lab_det: np.ndarray, mask: np.ndarray):
+def _hexagonal_regions_directions(lab_det: np.ndarray, mask: np.ndarray, tensor):
     """The three line directions ``(3, 2)`` of the connected regions of boolean ``mask``
     whose own edges show three directions and no fourth
-    (:func:`vision.hexlattice.line_directions`), or None when none does."""
+    (:func:`vision.hexlattice.line_directions`), or None when none does. ``tensor``: the
+    image's :func:`vision.hexlattice.structure_tensor`."""
     n, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
     keep = np.zeros(n, bool)
     for i in range(1, n):
-        keep[i] = hexlattice.line_directions(lab_det, labels == i) is not None
+        keep[i] = hexlattice.line_directions(lab_det, labels == i, tensor=tensor) is not None
     if not keep.any():
         return None
-    return hexlattice.line_directions(lab_det, keep[labels], max_fourth=None)
+    return hexlattice.line_directions(lab_det, keep[labels], max_fourth=None, tensor=tensor)
 
 
 def direction_flatness(lab_det: np.ndarray, mask: np.ndarray) -> float:

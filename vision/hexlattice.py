@@ -486,7 +486,9 @@ def direction_histogram(tensor: tuple[np.ndarray, np.ndarray, np.ndarray],
 
 def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
                     max_fourth: float | None = MAX_FOURTH_DIRECTION,
-                    test_mask: np.ndarray | None = None) -> np.ndarray | None:
+                    test_mask: np.ndarray | None = None,
+                    tensor: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                    ) -> np.ndarray | None:
     """The three dominant edge-line directions ``(3, 2)`` (unit vectors) inside ``mask``.
 
     Colour gradients of the ``(H, W, 3)`` Lab image are pooled per pixel (structure
@@ -496,9 +498,11 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     separated peaks are not found, or (``max_fourth``) when a fourth separated direction
     peak reaches ``max_fourth`` times the third: the pattern is then not hexagonal. The
     fourth-direction test is measured inside ``test_mask`` (boolean ``(H, W)``; default
-    ``mask``), e.g. the figure without the props next to it.
+    ``mask``), e.g. the figure without the props next to it. ``tensor``: the image's
+    :func:`structure_tensor` when the caller has it already (several masks of one image).
     """
-    tensor = structure_tensor(lab)
+    if tensor is None:
+        tensor = structure_tensor(lab)
     smooth = direction_histogram(tensor, mask, bins)
     if smooth is None:
         return None
