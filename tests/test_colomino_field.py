@@ -517,3 +517,47 @@ def test_weak_field_stages_stop_once_a_field_is_clearly_better(monkeypatch):
     # the other size: that one wins, nothing more is straightened
     assert len(starts) == 2 and starts[1] != starts[0]
     assert n == starts[1]
+
+
+def _rim_evidence_by_means(canon: np.ndarray, n: int) -> float:
+    """:func:`colomino_field.rim_evidence` as written before session 14: every strip
+    thresholded alone, a place's saturated share as a mean."""
+    M, C = cf.MARGIN_CELLS * cf.CELL, cf.CELL
+    hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
+    end = M + n * C
+    s_min = min(float(np.median(hsv[M:end:3, M:end:3, 1])) + 70, 230)
+    a0, a1 = int(0.25 * C), int(0.75 * C)
+
+    def sat(view):
+        return (view[..., 1] > s_min) & (view[..., 2] > 40)
+
+    def places(lo, hi):
+        d0, d1 = int(lo * C), int(hi * C)
+        strips = (sat(hsv[M - d1:M - d0, M:end]), sat(hsv[M:end, end + d0:end + d1]).T,
+                  sat(hsv[end + d0:end + d1, M:end]), sat(hsv[M:end, M - d1:M - d0]).T)
+        return np.stack([st.reshape(st.shape[0], n, C)[:, :, a0:a1].mean(axis=(0, 2))
+                         for st in strips])
+
+    return float((places(0.15, 0.5) > 0.5).mean() - (places(0.65, 0.85) > 0.5).mean())
+
+
+def test_rim_evidence_counts_as_the_means_did():
+    """The stacked, counted rim evidence (session 14) equals the strip-by-strip means
+    bit for bit, on views with saturated patches of every share around one half (a
+    patch covering exactly half a place is not "mostly saturated")."""
+    rng = np.random.default_rng(14)
+    M, C = cf.MARGIN_CELLS * cf.CELL, cf.CELL
+    for trial in range(40):
+        n = (9, 12)[trial % 2]
+        S = n * C + 2 * M
+        view = np.full((S, S, 3), 200, np.uint8)
+        view += rng.integers(0, 20, (S, S, 3), dtype=np.uint8)
+        for _ in range(150):  # saturated red patches of random size
+            y, x = rng.integers(0, S - 8, 2)
+            h, w = rng.integers(3, 16, 2)
+            view[y:y + h, x:x + w] = (20, 20, 230)
+        # a half-covered place: rows 3..11 above the field's first cell, half the columns
+        view[M - 12:M - 3, M + 6:M + 12] = (20, 20, 230)
+        assert cf.rim_evidence(view, n) == _rim_evidence_by_means(view, n)
+        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+        assert cf.rim_evidence(view, n, hsv) == _rim_evidence_by_means(view, n)

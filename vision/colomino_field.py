@@ -780,17 +780,19 @@ def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> fl
     s_min = min(s_ref + 70, 230)
     a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
 
-    def sat(view: np.ndarray) -> np.ndarray:  # only the strips read are thresholded
-        return (view[..., 1] > s_min) & (view[..., 2] > 40)
-
     def places(lo: float, hi: float) -> np.ndarray:
+        # the four strips (top, right, bottom, left; right and left turned to run along
+        # the side) stacked and thresholded at once: (4, depth, n, CELL) -> per place
+        # the count of saturated pixels of its middle half; "mostly saturated" is a
+        # count above half the pixels (the same test as a mean above 0.5)
         d0, d1 = int(lo * CELL), int(hi * CELL)
-        strips = (sat(hsv[M - d1:M - d0, M:end]), sat(hsv[M:end, end + d0:end + d1]).T,
-                  sat(hsv[end + d0:end + d1, M:end]), sat(hsv[M:end, M - d1:M - d0]).T)
-        return np.stack([st.reshape(st.shape[0], n, CELL)[:, :, a0:a1].mean(axis=(0, 2))
-                         for st in strips])
+        st = np.stack((hsv[M - d1:M - d0, M:end], hsv[M:end, end + d0:end + d1].transpose(1, 0, 2),
+                       hsv[end + d0:end + d1, M:end], hsv[M:end, M - d1:M - d0].transpose(1, 0, 2)))
+        st = st.reshape(4, d1 - d0, n, CELL, 3)[:, :, :, a0:a1]
+        sat = (st[..., 1] > s_min) & (st[..., 2] > 40)
+        return 2 * np.count_nonzero(sat, axis=(1, 3)) > (d1 - d0) * (a1 - a0)
 
-    return float((places(0.15, 0.5) > 0.5).mean() - (places(0.65, 0.85) > 0.5).mean())
+    return float(places(0.15, 0.5).mean() - places(0.65, 0.85).mean())
 
 
 def _settle_size(image: np.ndarray, n: int, Hu: np.ndarray, sizes):
