@@ -787,3 +787,76 @@ def test_a_tile_with_one_red_clipped_triangle_is_read_whole():
     assert again[16, 2] > 0.9
     # a tile without red clipped keeps its reading
     assert np.array_equal(again[12:16], post[12:16])
+
+
+def test_a_washed_tile_of_alternating_colours_is_no_joker_a_glare_gradient_is():
+    tri, centre, light = _board()
+    # a YGYG tile beside (2, 4) under a lamp's highlight (the print's colour added on top)
+    # until its triangles differ by less than JOKER_SPREAD; a joker beside (6, 6) with a
+    # glare gradient across it (north lightest, south darkest)
+    washed, joker = (3, 4), (6, 7)
+    _put(tri, centre, light, washed, [PLASTIC[k] for k in "YGYG"])
+    tri[washed] += 6.0 * PRINT * light[washed]
+    centre[washed] = tri[washed].mean(axis=0)
+    _put(tri, centre, light, joker, np.full(3, 0.75) * 1.3)
+    tri[joker] += np.array([0.6, 0.3, 0.0, 0.3])[:, None] * PRINT * light[joker]
+    centre[joker] = tri[joker].mean(axis=0)
+    chrom = tri / tri.sum(-1, keepdims=True)
+    spread = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1)
+    pairs = cr.opposite_pairs(chrom)
+    assert spread[washed] < cr.JOKER_SPREAD < pairs[washed]
+    assert pairs[joker] < 0.2 * cr.JOKER_SPREAD < spread[joker]
+    assert _jokers(tri, centre) == {joker}
+
+
+#: Lab hue angles (deg) and chroma weights of the coloured tile triangles then the rim
+#: markings of dev photo 14201 hard #11 (orange yellow plastic, a true yellow ink).
+_HUES_14201_11 = [
+    16, 23, 52, 146, 151, 152, 151, 150, -71, 149, 53, 11, 11, 152, 149, 10, 15,
+    160, -68, 55, 44, -64, 8, 8, -76, 151, 154, -73, 151, 148, 10, 149, -72, -71,
+    -70, 159, 36, -65, 52, -69, -69, 53, 48, -69, 139, 55, 15, 53, 14, 145, 57, 144,
+    -82, 152, 154, 152, -79, 48, -74, 153, 138, 14, 151, 14, 18, 57, 53, 17, 145,
+    152, 150, 64, -67, -67, 6, 9, 49, 153, -70, -70, 57, 149, 149, 59, 63, 54, 10,
+    149, 61, 154, -71, 47, -70, 165, -69, 3, -71, 44, -72, 154, -66, -70, -70, 53,
+    161, 2, -72, -70, 10, 54, 55, 10, 141, 3, -70, 53, -78, 149, 55, 54, 92, 93, 92,
+    91, -75, -67, 10, 150, 47, -68, 57, 55, 54, 10, 150, 148, 18, 22, 23, 20, 48,
+    -67, 11, 8, -71, -71, -70, -71, -71, 147, 8, 53, 20, 162, -71, 154, 153, 153,
+    152, 153, 55, -75, 150, 149, 47, 11, 9, -70, -74, -71, -71, -72, 18, 22, 23, 22,
+    148, 58, 58, -72, 153, 153, 152, 152, 92, 20, -70, 154, 91, -71, 153, 22, -71,
+    93, 23, 150, 22, 91, 151, -71, 151, 25, -70, 93, 25, 150, 93, -70, -70, 149, 92,
+    24, -71, 92, 23, 149, 92, -70, 150, 23, 153, -71, 22, 91, 22, 150, 92, -71, 150,
+    24, -70, 93,
+]
+_WEIGHTS_14201_11 = [
+    20, 29, 27, 24, 30, 29, 28, 30, 34, 23, 30, 30, 24, 27, 26, 28, 31, 20, 37, 31,
+    27, 36, 33, 31, 35, 28, 26, 38, 29, 25, 26, 23, 41, 43, 44, 24, 18, 34, 27, 37,
+    42, 29, 25, 42, 24, 29, 29, 31, 21, 27, 29, 27, 29, 29, 27, 28, 29, 21, 39, 29,
+    17, 24, 26, 25, 30, 33, 29, 30, 26, 29, 27, 28, 40, 42, 29, 32, 22, 23, 41, 43,
+    30, 28, 28, 30, 29, 31, 29, 24, 28, 24, 40, 24, 35, 21, 40, 29, 35, 23, 40, 27,
+    33, 43, 40, 28, 20, 27, 41, 44, 31, 33, 33, 30, 26, 28, 41, 30, 28, 29, 30, 33,
+    44, 48, 47, 45, 36, 41, 29, 25, 25, 35, 31, 33, 30, 28, 27, 30, 30, 37, 41, 34,
+    25, 38, 30, 31, 47, 49, 51, 48, 34, 25, 31, 33, 19, 22, 40, 26, 31, 35, 36, 32,
+    26, 37, 30, 32, 27, 33, 31, 42, 37, 46, 50, 45, 29, 37, 42, 38, 27, 35, 33, 39,
+    34, 35, 37, 35, 45, 41, 47, 29, 43, 47, 30, 41, 48, 48, 43, 39, 45, 52, 40, 52,
+    41, 44, 55, 56, 46, 45, 57, 55, 54, 47, 57, 46, 53, 56, 45, 44, 56, 55, 45, 46,
+    33, 49, 44, 50, 45, 40, 54, 53, 43, 46, 55, 59,
+]
+
+
+def test_hue_centres_split_an_orange_yellow_from_red_by_the_balanced_start():
+    # the yellow plastic is orange (about 53 deg in Lab, red about 12), the rim's yellow
+    # ink a true yellow (92 deg): from the nominal hues the oranges join red and the
+    # yellow centre sits on the ink (the photo's yellows were read red, 22 cells); the
+    # balanced start splits red from orange and leaves the smaller spread
+    deg = np.array(_HUES_14201_11, float)
+    w = np.array(_WEIGHTS_14201_11, float)
+    lab = np.zeros((len(deg), 3))
+    lab[:, 1] = np.cos(np.radians(deg))
+    lab[:, 2] = np.sin(np.radians(deg))
+    orange = (deg > 40) & (deg < 70)
+    red = (deg > 0) & (deg < 30)
+    nominal = cr._hue_centres(lab[:0, 1:], w[:0])    # no hues: the nominal colours' own
+    cent_nominal, _ = cr._kmeans_hues(np.radians(deg), w, nominal)
+    assert (cr.classify_hues(lab, cent_nominal)[0][orange] == 0).mean() > 0.9
+    got = cr.classify_hues(lab, cr._hue_centres(lab[:, 1:], w))[0]
+    assert (got[orange] == 1).all() and (got[red] == 0).all()
