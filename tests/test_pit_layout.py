@@ -3,6 +3,7 @@ and the finder on simulator photos of busy tables."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -70,6 +71,24 @@ def _shifted(dx: float, dy: float, angle_deg: float = 0.0) -> np.ndarray:
     a = np.radians(angle_deg)
     move = np.array([[np.cos(a), -np.sin(a), dx], [np.sin(a), np.cos(a), dy], [0, 0, 1.0]])
     return _mm_to_px() @ move
+
+
+_RENDERS: dict = {}  # simulator photos rendered by this module: (JPEG bytes, truth)
+
+
+def _photo(game: str, state: dict, seed: int, difficulty: str, width: int | None = None,
+           height: int | None = None) -> tuple[np.ndarray, dict]:
+    """The simulator's photo of ``state`` (BGR, decoded afresh for every caller) and its
+    truth; rendered once per test session however many tests look at it (a render costs
+    several times the finder's own time)."""
+    key = (game, json.dumps(state, sort_keys=True), seed, difficulty, width, height)
+    if key not in _RENDERS:
+        from vision.simulator.dataset import render_state
+
+        photo = render_state(game, state, seed, difficulty, width, height)
+        _RENDERS[key] = (photo.jpeg, photo.truth)
+    jpeg, truth = _RENDERS[key]
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), truth
 
 
 def test_cavity_response_peaks_at_a_pit_holding_light_and_dark_seeds():
@@ -220,11 +239,14 @@ def test_candidates_below_the_pre_screen_are_not_polished(monkeypatch):
     assert all(f.contrast < 0.8 for f in screened + every)
 
 
+_DEFAULT_RUN: list = []  # _polish_starts_without_board's run with the module's constants
+
+
 def _polish_starts_without_board(monkeypatch, *settings: dict) -> list[tuple[int, list]]:
     """``find_boards(keep=3)`` on the CARIBO sample photo (no Wauri board) once per dict
     of :mod:`vision.pit_layout` constants in ``settings`` (set in turn, cumulatively):
     per run, the number of distinct homographies a polish round started from, and the
-    fits."""
+    fits. A first ``{}`` (the module's own constants) is run once for all tests."""
     img = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
                          / "caribo_normal_113.jpg"))
     assert img is not None
@@ -237,12 +259,18 @@ def _polish_starts_without_board(monkeypatch, *settings: dict) -> list[tuple[int
 
     monkeypatch.setattr(pl, "_polish_rounds", counted)
     out = []
-    for constants in settings:
+    for k, constants in enumerate(settings):
+        default = k == 0 and not constants
+        if default and _DEFAULT_RUN:
+            out.append(_DEFAULT_RUN[0])
+            continue
         for name, value in constants.items():
             monkeypatch.setattr(pl, name, value)
         starts.clear()
         fits = pl.find_boards(img, keep=3)
         out.append((len(set(starts)), fits))
+        if default:
+            _DEFAULT_RUN.append(out[-1])
     return out
 
 
@@ -342,31 +370,24 @@ def test_no_board_on_a_plain_table():
     assert all(f.contrast < 0.8 for f in fits)
 
 
-@pytest.fixture(scope="module")
-def busy_photos():
-    from vision.simulator.dataset import render_state
-
-    state = {"game": "wauri", "south": [4, 4, 4, 4, 4, 4], "north": [4, 4, 4, 4, 4, 4],
-             "stores": {"south": 0, "north": 0}, "to_move": "south"}
-    return [render_state("wauri", state, s, "hard", 1280, 960) for s in (3307, 3308)]
-
-
-def test_find_board_on_simulator_photos(busy_photos):
+def test_find_board_on_simulator_photos():
     """Every cavity centre within 0.3 pit radius of the truth (either orientation)."""
     from vision.wauri_recognition import flip_counts
 
-    for photo in busy_photos:
-        img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    state = {"game": "wauri", "south": [4, 4, 4, 4, 4, 4], "north": [4, 4, 4, 4, 4, 4],
+             "stores": {"south": 0, "north": 0}, "to_move": "south"}
+    for s in (3307, 3308):
+        img, truth = _photo("wauri", state, s, "hard", 1280, 960)
         fit = pl.find_board(img)
         assert fit is not None and fit.pits_found >= 9 and fit.contrast > 0.86
-        by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+        by = {p["pit"]: np.array(p["center_px"]) for p in truth["pieces"]}
         want = np.array([by[c.name] for c in pl.CAVITIES])
         pitch = np.linalg.norm(want[0] - want[1])
         radius = pitch * pl.PIT_R / pl.PIT_PITCH
         got = fit.centres_px()
         err = min(np.linalg.norm(got[o] - want, axis=1).max()
                   for o in (list(range(14)), flip_counts(list(range(14)))))
-        assert err < 0.3 * radius, (photo.truth["conditions"]["table"]["kind"], err / radius)
+        assert err < 0.3 * radius, (truth["conditions"]["table"]["kind"], err / radius)
 
 
 def test_body_fits_find_the_board_against_a_striped_table():
@@ -436,17 +457,15 @@ STEEP_SEED = 44976896554866
 
 
 def _render_and_locate(state: dict, seed: int, difficulty: str = "hard") -> np.ndarray:
-    """Render a Wauri photo of ``state`` and check that :func:`pl.find_board`
-    locates every cavity within 0.3 pit radius of the truth (either orientation);
-    returns the BGR photo."""
-    from vision.simulator.dataset import render_state
+    """Render a Wauri photo of ``state`` (:func:`_photo`) and check that
+    :func:`pl.find_board` locates every cavity within 0.3 pit radius of the truth
+    (either orientation); returns the BGR photo."""
     from vision.wauri_recognition import flip_counts
 
-    photo = render_state("wauri", state, seed, difficulty)
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    img, truth = _photo("wauri", state, seed, difficulty)
     fit = pl.find_board(img)
     assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
-    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    by = {p["pit"]: np.array(p["center_px"]) for p in truth["pieces"]}
     want = np.array([by[c.name] for c in pl.CAVITIES])
     radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
     err = min(np.linalg.norm(fit.centres_px()[o] - want, axis=1).max()
@@ -484,13 +503,11 @@ FLORAL_SEED = 109845480988048
 def test_pits_on_a_busy_cloth_are_found_among_spots_unlike_the_table(monkeypatch):
     """The cloth's own blobs crowd the pits out of the lattice's spots; the spots whose
     surround is not a colour of the table (its border) give the board."""
-    from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
-    photo = render_state("wauri", FLORAL_STATE, FLORAL_SEED, "hard")
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    img, truth = _photo("wauri", FLORAL_STATE, FLORAL_SEED, "hard")
     pyr = pl.Pyramid(img)
-    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    by = {p["pit"]: np.array(p["center_px"]) for p in truth["pieces"]}
     want = np.array([by[c.name] for c in pl.CAVITIES])
     radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
 
@@ -564,11 +581,7 @@ TILT_SEED = 207469370205074
 def test_pit_spots_in_windows_squashed_like_a_tilted_cameras_pits(monkeypatch):
     """Pit-like spots looked for in windows LAT_SQUASH times as high as wide: the board is
     located; with square windows no pit spot lattice comes within a pitch (no board)."""
-    _render_and_locate(TILT_STATE, TILT_SEED)
-    from vision.simulator.dataset import render_state
-
-    photo = render_state("wauri", TILT_STATE, TILT_SEED, "hard")
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    img = _render_and_locate(TILT_STATE, TILT_SEED)
     monkeypatch.setattr(pl, "LAT_SQUASH", 1.0)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
@@ -631,12 +644,10 @@ def test_round_pits_seen_from_above_are_found_by_square_windows(monkeypatch):
     """The squashed spot windows miss this board's round pits; when nothing is clear the
     lattices are searched again on spots in square windows, which locate it (without
     that search: no board)."""
-    from vision.simulator.dataset import render_state
     from vision.wauri_recognition import flip_counts
 
-    photo = render_state("wauri", ABOVE_STATE, ABOVE_SEED, "easy")
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    by = {p["pit"]: np.array(p["center_px"]) for p in photo.truth["pieces"]}
+    img, truth = _photo("wauri", ABOVE_STATE, ABOVE_SEED, "easy")
+    by = {p["pit"]: np.array(p["center_px"]) for p in truth["pieces"]}
     want = np.array([by[c.name] for c in pl.CAVITIES])
     radius = np.linalg.norm(want[0] - want[1]) * pl.PIT_R / pl.PIT_PITCH
     fit = pl.find_board(img)
@@ -773,10 +784,7 @@ CARIBO_GINGHAM_SEED = 274675071015178
 def test_no_board_on_a_cloth_where_a_cavity_would_lie_beyond_the_photo(monkeypatch):
     """The gingham fit with a store beyond the photo's edge is no board; without the
     photo check (_in_photo) it is accepted."""
-    from vision.simulator.dataset import render_state
-
-    photo = render_state("caribo", CARIBO_GINGHAM_STATE, CARIBO_GINGHAM_SEED, "normal")
-    img = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    img, _truth = _photo("caribo", CARIBO_GINGHAM_STATE, CARIBO_GINGHAM_SEED, "normal")
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
     monkeypatch.setattr(pl, "_in_photo", lambda pyr, hom: True)
