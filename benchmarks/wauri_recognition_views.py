@@ -76,6 +76,7 @@ def build(folder: Path, out: Path) -> None:
                          .reshape(-1, 2) if len(pts) else np.zeros((0, 2)))
         items.append({"seeds_view": wr.flip_counts(seeds) if flipped else seeds,
                       "photo": path.name, "found": True, "view": view, "to_mm": to_mm,
+                      "shape": img.shape[:2],
                       "hom": fit.homography,
                       "true": wr.flip_counts(want) if flipped else want,
                       "fit_ok": bool((d < pit_px / 3).all())})
@@ -142,21 +143,22 @@ def right_fit_counts(cache):
     for it in items:
         if not it.get("fit_ok"):
             continue
-        reading = reading_of(it["view"], it["to_mm"], it["hom"])
+        reading = reading_of(it["view"], it["to_mm"], it["hom"], it.get("shape"))
         counts, _ = wr.best_counts(reading)
         yield it, reading, counts
 
 
-def reading_of(view, to_mm, hom):
+def reading_of(view, to_mm, hom, shape=None):
     """A :class:`vision.wauri_recognition.BoardReading` of a cached view, read as
     :func:`vision.wauri_recognition._read_fit` reads it (no board fit object: centres
-    are zeros)."""
+    are zeros). ``shape``: the photo's ``(H, W)`` (the cache's ``"shape"``; caches built
+    before session 14 lack it: then the spill's old "away", up in the photo)."""
     import numpy as np
 
     from vision import wauri_recognition as wr
 
     readings = wr.count_view(view, to_mm)
-    spill = wr.pile_spill(view, to_mm, hom @ to_mm) if wr.PILE_SPILL else None
+    spill = wr.pile_spill(view, to_mm, hom @ to_mm, shape) if wr.PILE_SPILL else None
     cover, scale = None, None
     if wr.BOWL_CHECK:
         readings, cover, scale = wr.bowl_check(view, to_mm, readings)

@@ -614,3 +614,57 @@ def test_count_confidences_are_sharpened_marginals(monkeypatch):
     assert sharp[2] > raw[2] > 0.5  # the pit showing one peak: surer
     assert all(0.0 <= c <= 1.0 for c in sharp)
     assert sharp[1] < 0.7 and sharp[5] < 0.7  # the piles stay guesses
+
+
+def _look_down_camera(tilt_deg: float, f: float = 1500.0, size=(1080, 1920)):
+    """A pinhole camera 600 mm above the board, tilted ``tilt_deg`` from straight down
+    toward north, principal point at the photo's centre. Returns the board mm -> photo px
+    homography of the board top and the true projection of a raised point."""
+    c = np.array([30.0, -600.0 * np.tan(np.radians(tilt_deg)), 600.0])
+    z = -c / np.linalg.norm(c)
+    x = np.cross(z, [0.0, 1.0, 0.0])
+    x /= np.linalg.norm(x)
+    r = np.array([x, np.cross(z, x), z])
+    t = -r @ c
+    k = np.array([[f, 0, (size[1] - 1) / 2], [0, f, (size[0] - 1) / 2], [0, 0, 1]])
+
+    def project(px, py, pz):
+        p = k @ (r @ np.array([px, py, pz]) + t)
+        return p[:2] / p[2]
+
+    return k @ np.column_stack([r[:, 0], r[:, 1], t]), project
+
+
+@pytest.mark.parametrize("tilt", [3.0, 30.0])
+def test_board_camera_raises_points_as_the_camera_does(tilt):
+    """Session 14: a point raised above the board shifts away from the camera's nadir,
+    which in a steep view lies inside the photo: board_camera, from the homography
+    alone, shifts it as the true camera does (steep and oblique), where "up in the
+    photo" (the spill's former direction) is off by tens of degrees in the steep view."""
+    hom, true = _look_down_camera(tilt)
+    est = wr.board_camera(hom, (1080, 1920))
+    worst_old = 0.0
+    for x, y in ((-150.0, 30.0), (150.0, -30.0), (240.0, 0.0)):
+        assert np.allclose(est(x, y, 0.0), true(x, y, 0.0), atol=0.5)
+        assert np.allclose(est(x, y, 10.0), true(x, y, 10.0), atol=0.5)
+        d = true(x, y, 10.0) - true(x, y, 0.0)
+        worst_old = max(worst_old, abs(np.degrees(np.arctan2(d[0], -d[1]))))
+    if tilt < 10:
+        assert worst_old > 40
+
+
+def test_pile_spill_looks_away_from_a_steep_camera():
+    """Session 14: in a steep view a pile rises toward the camera and shows beyond the
+    rim on the side away from the camera's nadir (here west of south1, the board's west
+    end, the camera above its middle); the spill measured along board_camera's shift
+    sees it, "up in the photo" (north, the former direction) did not."""
+    view, to_mm = _board_view(0, 0)  # two grey seeds in south1's middle
+    c = pl.CAVITIES[0]
+    x, y = c.x + pl.BOARD_HALF_X - (pl.PIT_R + 4), pl.BOARD_HALF_Y - c.y
+    for dy in (-8, 8):
+        cv2.circle(view, (int(x), int(y + dy)), 8, (150, 150, 150), -1)
+    hom, _ = _look_down_camera(3.0)
+    spill = wr.pile_spill(view, to_mm, hom @ to_mm, (1080, 1920))
+    assert spill[0] >= sc.SPILL_SEEN
+    assert all(s < sc.SPILL_SEEN for s in spill[1:12])
+    assert wr.pile_spill(view, to_mm, hom @ to_mm)[0] < sc.SPILL_SEEN

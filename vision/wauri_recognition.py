@@ -59,7 +59,10 @@ Pipeline (:func:`read_board`):
    (``SPILL_SIGMA`` in :mod:`vision.seed_counting`), and a lone seed answering just
    below the threshold is counted (:func:`vision.seed_counting.pit_weak_seeds`).
    Session 13: the stores' seeds are shared in proportion to their peaks
-   (:func:`vision.seed_counting.split_stores`, in :func:`best_counts`). Left:
+   (:func:`vision.seed_counting.split_stores`, in :func:`best_counts`). Session 14:
+   the spill's "away from the camera" comes from the camera the board fit implies
+   (:func:`board_camera`, :data:`CAMERA_AWAY`); "up in the photo" was off by a median
+   40-140 deg in steep views, where the camera's nadir lies in the photo. Left:
    piles of 5+ and the big stores, where the pits' hidden seeds land (a guess), and the
    stores' split.
 
@@ -82,6 +85,7 @@ when a legal turn explains it, and when no board fit is clear up to
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -194,7 +198,8 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     if BOWL_CHECK:
         readings, cover, scale = bowl_check(view, to_mm, readings)
     view_to_img = fit.homography @ to_mm
-    spill = pile_spill(view, to_mm, view_to_img) if PILE_SPILL else None
+    spill = (pile_spill(view, to_mm, view_to_img, pyr.levels[0].shape[:2])
+             if PILE_SPILL else None)
     seeds_px = []
     for r in readings:
         if len(r.peaks):
@@ -254,19 +259,69 @@ def count_geometry(shape, to_mm: np.ndarray):
 
 
 PILE_SPILL = True  # measure how far piles rise over the pits' far rims (pile_spill)
-LIFT_PX = 10.0  # photo pixels by which a cavity centre is raised to find "away"
+LIFT_PX = 10.0  # photo pixels by which a cavity centre is raised to find "away" (no camera)
+CAMERA_AWAY = True  # "away" from the camera the board fit implies (board_camera)
+LIFT_MM = 10.0  # ... board millimetres by which a cavity centre is raised there
+FOCAL_RANGE = (0.6, 1.1)  # focal length the fit may imply, in the photo's longer side
+
+
+def board_camera(hom: np.ndarray, shape):
+    """The camera a board fit implies: a function ``(x, y, z) -> (2,)`` photo pixels of
+    the board point ``(x, y)`` mm raised ``z`` mm above the board top (toward the camera).
+
+    ``hom``: 3×3 board mm → photo px homography of the board top; ``shape``: the photo's
+    ``(H, W)``. A plane's homography is ``K [r1 r2 t]`` up to scale: with the principal
+    point at the photo's centre, r1 ⟂ r2 and |r1| = |r2| give the focal length (least
+    squares of the two conditions), held to :data:`FOCAL_RANGE` of the longer side (a
+    steep view leaves it undetermined: then the range's edge; the direction of a raised
+    point's shift barely depends on it there, the shift is small). ``r3 = r1 × r2``
+    points to the camera's side of the board.
+    """
+    h, w = shape[:2]
+    cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
+    hm = np.array([[1.0, 0, -cx], [0, 1.0, -cy], [0, 0, 1]]) @ np.asarray(hom, np.float64)
+    hm = hm / np.linalg.norm(hm)
+    (ax, bx, _), (ay, by, _), (az, bz, _) = hm
+    c1, d1 = ax * bx + ay * by, az * bz  # r1 . r2 = 0: c1 / f^2 + d1 = 0
+    c2, d2 = ax * ax + ay * ay - bx * bx - by * by, az * az - bz * bz  # |r1| = |r2|
+    den = c1 * c1 + c2 * c2
+    inv_f2 = -(c1 * d1 + c2 * d2) / den if den > 0 else 0.0
+    long = float(max(h, w))
+    lo, hi = FOCAL_RANGE[0] * long, FOCAL_RANGE[1] * long
+    f = float(np.clip(1.0 / math.sqrt(inv_f2), lo, hi)) if inv_f2 > 0 else hi
+    k = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]])
+    a = np.linalg.solve(k, np.asarray(hom, np.float64))
+    if a[2, 2] < 0:  # the board in front of the camera
+        a = -a
+    scale = float(np.linalg.norm(a[:, 0]))
+    r1, r2, t = a[:, 0] / scale, a[:, 1] / float(np.linalg.norm(a[:, 1])), a[:, 2] / scale
+    r3 = np.cross(r1, r2)
+    r3 /= float(np.linalg.norm(r3))
+    if r3 @ t > 0:  # the camera centre -R^T t on the raised side
+        r3 = -r3
+
+    def project(x: float, y: float, z: float) -> np.ndarray:
+        p = k @ (x * r1 + y * r2 + z * r3 + t)
+        return p[:2] / p[2]
+
+    return project
 
 
 def pile_spill(view: np.ndarray, to_mm: np.ndarray, view_to_img: np.ndarray,
-               ) -> tuple[float, ...]:
+               image_shape=None) -> tuple[float, ...]:
     """Per cavity the share of the band beyond a round pit's far rim a pile covers.
 
     ``view``/``to_mm``: as for :func:`count_view`; ``view_to_img``: 3×3 view px → photo
-    px. A point above the board top shows in the photo above (toward the image top of) the
-    board point under it, for a camera held upright looking down at the table; mapped to
-    the top view, "away from the camera" at a pit is the direction in which its centre
-    moves when raised a little in the photo. Stores get NaN (their far rim is the board's
-    end; :func:`vision.seed_counting.rim_spill` is for the round pits). 14 values in
+    px; ``image_shape``: the photo's ``(H, W)``. A point above the board top shows in the
+    photo shifted away from the point straight below the camera; mapped to the top view,
+    "away from the camera" at a pit is the direction in which its centre moves when
+    raised :data:`LIFT_MM` above the board (:func:`board_camera`, with
+    :data:`CAMERA_AWAY` and the shape). Without them: the direction in which it moves
+    when raised :data:`LIFT_PX` up in the photo, which holds only for an oblique camera
+    whose nadir lies far below the photo (session 14: in steep views it was off by a
+    median 40-140 deg, dev 13300 normal; the piles spilled beside the band measured).
+    Stores get NaN (their far rim is the board's end;
+    :func:`vision.seed_counting.rim_spill` is for the round pits). 14 values in
     :data:`NAMES` order.
     """
     ppm = 1.0 / abs(to_mm[0, 0])
@@ -276,8 +331,14 @@ def pile_spill(view: np.ndarray, to_mm: np.ndarray, view_to_img: np.ndarray,
     mm = np.array([[pl.CAVITIES[k].x, pl.CAVITIES[k].y] for k in pits], np.float64)
     centres = cv2.perspectiveTransform(mm.reshape(-1, 1, 2), np.linalg.inv(to_mm))
     img = cv2.perspectiveTransform(centres, view_to_img)
-    raised = cv2.perspectiveTransform(img - np.array([0.0, LIFT_PX]),
-                                      np.linalg.inv(view_to_img))
+    if CAMERA_AWAY and image_shape is not None:
+        project = board_camera(view_to_img @ np.linalg.inv(to_mm), image_shape)
+        # the shift of the centre raised, measured from where the camera puts it unraised
+        shift = np.array([[project(x, y, LIFT_MM) - project(x, y, 0.0)] for x, y in mm])
+        raised = cv2.perspectiveTransform(img + shift, np.linalg.inv(view_to_img))
+    else:
+        raised = cv2.perspectiveTransform(img - np.array([0.0, LIFT_PX]),
+                                          np.linalg.inv(view_to_img))
     out = [float("nan")] * len(pl.CAVITIES)
     h, w = view.shape[:2]
     for k, c, r in zip(pits, centres.reshape(-1, 2), raised.reshape(-1, 2), strict=True):
