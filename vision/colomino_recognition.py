@@ -1059,18 +1059,14 @@ def _kmeans_hues(ang: np.ndarray, weights: np.ndarray, cent: np.ndarray
     """The damped k-means on hue angles ``ang`` (weights ``weights``) from the centres
     ``cent (4,)``: the centres and the weighted sum of squared angular distances to the
     nearest of them."""
+    cos, sin = np.cos(ang) * weights, np.sin(ang) * weights
     for _ in range(4):
-        d = np.abs(np.angle(np.exp(1j * (ang[:, None] - cent[None, :]))))
-        lab = np.argmin(d, axis=1)
-        new = cent.copy()
-        for k in range(4):
-            sel = lab == k
-            if weights[sel].sum() > 0:
-                z = (weights[sel] * np.exp(1j * ang[sel])).sum()
-                new[k] = np.angle(z)
+        d = np.abs((ang[:, None] - cent[None, :] + np.pi) % (2 * np.pi) - np.pi)
+        member = np.argmin(d, axis=1)[:, None] == np.arange(4)[None, :]
+        new = np.where(weights @ member > 0, np.arctan2(sin @ member, cos @ member), cent)
         # shrink towards the seeds and keep the order (R, Y, G, B by hue)
         cent = np.angle(np.exp(1j * cent) * 0.3 + np.exp(1j * new) * 0.7)
-    d = np.abs(np.angle(np.exp(1j * (ang[:, None] - cent[None, :])))).min(axis=1)
+    d = np.abs((ang[:, None] - cent[None, :] + np.pi) % (2 * np.pi) - np.pi).min(axis=1)
     return cent, float((weights * d ** 2).sum())
 
 
