@@ -393,6 +393,24 @@ ink. A second start at the hues' balanced quantiles (:func:`_balanced_hue_seeds`
 holds every colour equally often), kept when its spread is smaller, reads that photo
 right (77 -> 55 wrong cells, 12 -> 13 boards; cells stated >= 0.99 wrong 15 -> 4); no
 other photo of the 120 dev/held-out photos nor of 76 more (14251, 14271, 14353) changed.
+Tried and dropped in session 14 (dev 14200/14201 after the two changes above: 31 / 55
+wrong cells): reading one-colour cells whole too in :func:`_cells_under_glare` (dev
+normal #05 GYYG read YYYY: its two unclipped greens differ from its clipped yellows, but
+printed fields and one-colour tiles then take two colours: 41 / 66; the largest green/blue
+difference within a red-clipped one-colour cell does not split them either, 0.05-3.1 for
+truly one-colour cells); the hot triangles' Lab posterior to the power 0.5 in the direction
+reading (normal #05 right, 33 / 59); the direction posterior to the power 0.5 (55 -> 53 on
+dev hard, held-out hard 70 -> 72). The direction reading changed the Lab reading of only
+15 of the 1965 hot triangles on dev (3 right, 7 wrong); the wrong ones are blues under a
+warm glare pointing at red at magnitudes 0.4-0.6 (14201 #04, #09, 14200 #17), not faint
+triangles. One-colour tiles on their own printed field against the rim markings' ink
+(printed fields are the same ink): a Gaussian in Lab (a, b) around the ink's marks of that
+colour against one around the plastic's unclipped triangles, robust spreads: the covered
+fields scored log-ratios -1.3..22 for the plastic, uncovered ones up to 39 (14201 #14
+5,5): no split, as session 8 found. False jokers left on dev: one-colour washed tiles
+(14200 #20 BBBB and YYYY, 14201 #14 GGGG), XXYY/XYYX/XXYX patterns that a gradient or
+the range explains (14200 #10 BRBB, #17 YGGY, 14201 #09 BBRR, #29 YYGG, GYYG, YYGY); a
+red channel clipped is no cue (true jokers under warm lamps clip red too).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
