@@ -435,7 +435,13 @@ up to 12 seeds, peaks over the truth): #17 8, #9 5, #0 4, #5 4, seven others 1-3
 lit floor of the wall facing a raking light beside seeds (#17, tilt 39); there the
 stores' false peaks (12 / 15 for 10 / 10 seeds) took the seeds of a pile of 12 that
 spilled (0.78) showing 5 peaks, answered 5. Misses: #29 (7: shaded brown beans in the
-bowls' middle, a store's dark beans, blurred).
+bowls' middle, a store's dark beans, blurred). Does a steep view's pile cover its rim
+instead? The ring 1.02-1.2 pit radii around each pit against the per-pixel median of the
+photo's 12 rings (as :func:`common_response`; dev 14300 + 13300, 59 boards), share
+beyond 3 noise levels: tilts below 20 deg, pits of 0-8 seeds median 0.00-0.05 (at most
+6 % above 0.2), piles of 9+ median 0.08 (2 of 10 above 0.2); tilts above 20 deg, piles of
+9+ 0.22 (3 of 5): a steep view's pile stays inside its rim, so its cue would have to come
+from inside the bowl (the empty-pit comparison, ``BOWL_CHECK``, still off).
 """
 
 from __future__ import annotations
