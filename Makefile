@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check engines vision calibration companion_web tests benchmarks
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 clean:
 	rm -rf $(VENV) build *.egg-info

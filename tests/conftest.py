@@ -9,12 +9,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from companion_web import create_app
 from companion_web.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+
+# Property tests assert correctness, not speed: no per-example deadline and no "input
+# generation is slow" health check by default, so a busy machine (the suite runs on every
+# core, ``make test``) cannot fail them. A test that guards against a hang still sets its
+# own ``deadline``.
+settings.register_profile("boardcam", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("boardcam")
 
 
 @dataclass
