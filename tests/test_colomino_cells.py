@@ -860,3 +860,20 @@ def test_hue_centres_split_an_orange_yellow_from_red_by_the_balanced_start():
     assert (cr.classify_hues(lab, cent_nominal)[0][orange] == 0).mean() > 0.9
     got = cr.classify_hues(lab, cr._hue_centres(lab[:, 1:], w))[0]
     assert (got[orange] == 1).all() and (got[red] == 0).all()
+
+
+def test_a_solid_cell_on_a_printed_field_is_the_print_whatever_colour_it_reads():
+    # a tile on a printed field shows the printed colour on an edge (SPEC): a cell read
+    # one colour there is the print, also when read in another colour (a yellow field
+    # under a warm lamp read RRRR, dev 14200 #27); tiles of the print's colour and
+    # solid cells off the printed fields stay tiles
+    n = 5
+    labels = np.zeros((n, n, 4), int)
+    printed = np.full((n, n), -1)
+    printed[1, 1] = printed[2, 2] = printed[3, 3] = 1            # yellow fields
+    labels[2, 2] = [1, 0, 2, 3]                                  # YRGB on a yellow field
+    labels[3, 3] = [1, 1, 1, 1]                                  # read YYYY
+    is_tile = np.ones((n, n), bool)
+    is_tile[4, 4] = False
+    got = cr.solid_on_print(labels, printed, is_tile)
+    assert set(zip(*np.nonzero(got), strict=True)) == {(1, 1), (3, 3)}   # RRRR, YYYY

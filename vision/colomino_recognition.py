@@ -1774,6 +1774,19 @@ def unlinked_cells(occupied: np.ndarray, printed: np.ndarray, sure: np.ndarray,
 
 
 # ----------------------------------------------------------------------------- orient
+def solid_on_print(labels: np.ndarray, printed: np.ndarray, is_tile: np.ndarray
+                   ) -> np.ndarray:
+    """Cells ``(n, n)`` read as an uncovered printed field: a tile-like cell
+    (``is_tile``) at a printed position (``printed (n, n)``, colour index or -1) whose
+    four triangles (``labels (n, n, 4)``) are read one colour, whichever. A tile covering
+    a printed field must show the printed colour on an edge (SPEC, rules.py), so a solid
+    cell there is the print or a one-colour tile of the print's colour (both read ``.``);
+    one read in another colour is the ink misread (dev 14200 #27: a yellow field under a
+    warm lamp read RRRR; 0 of 1290 printed positions on six simulator sets held a
+    one-colour tile of another colour, 23 one of their own)."""
+    return (printed >= 0) & is_tile & np.all(labels == labels[..., :1], axis=-1)
+
+
 def rotate_cw(rows: list[list[str]], rim: dict[str, str]):
     """Turn a board picture 90° clockwise: cells, tile edges and rim move together."""
     n = len(rows)
@@ -1933,9 +1946,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         rim_known = np.where(rim_known == rim_labels, rim_known, -1)
         printed = np.array([[COLOURS.index(x[0]) if x != "." else -1 for x in row]
                             for row in canon_printed])
-        # an uncovered printed field reads as its solid colour: not a tile to decode
-        uncovered = (printed >= 0) & is_tile & np.all(
-            labels == np.maximum(printed, 0)[..., None], axis=-1)
+        # an uncovered printed field reads as a solid colour: not a tile to decode
+        uncovered = solid_on_print(labels, printed, is_tile)
         is_tile = is_tile & ~uncovered
         printed = np.where(uncovered, printed, -1)
     # clipped triangles: their colour evidence is weak (the edge's other side decides)
@@ -2000,11 +2012,11 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         answer["layout"] = layout_to_json(final_layout)
         answer["base_known"] = False
         warnings.append("rim does not match a default layout; base line unknown")
-    # uncovered printed fields are '.'; a solid cell of the printed colour is the print
+    # uncovered printed fields are '.'; a solid cell there is the print (solid_on_print)
     printed_o = np.zeros((n, n), bool)
-    for pr, pc, colour in final_layout.printed:
+    for pr, pc, _ in final_layout.printed:
         printed_o[pr, pc] = True
-        if rows_o[pr][pc] == colour * 4:
+        if len(rows_o[pr][pc]) == 4 and len(set(rows_o[pr][pc])) == 1:   # any colour
             rows_o[pr][pc] = "."
     if base_known:
         # placed tiles are linked to the base line: a group far from every linked one
