@@ -790,3 +790,37 @@ def test_no_board_on_a_cloth_where_a_cavity_would_lie_beyond_the_photo(monkeypat
     monkeypatch.setattr(pl, "_in_photo", lambda pyr, hom: True)
     fit = pl.find_board(img)
     assert fit is not None and fit.contrast >= 0.86
+
+
+def test_a_trapezoid_blob_gives_the_board_through_its_four_corners():
+    """_quad_homography: a blob outlined as a trapezoid (a board in steep perspective)
+    maps the board's four corners onto the trapezoid's, its length along the long
+    sides; a triangle gives none."""
+    quad = np.array([[100, 400], [120, 80], [180, 80], [220, 400]], np.int32)  # tall, narrow top
+    cnt = np.concatenate([quad, (quad[:1] + quad[1:2]) // 2]).reshape(-1, 1, 2)
+    hom = pl._quad_homography(cnt, 0.5)
+    assert hom is not None
+    got = cv2.perspectiveTransform(pl.BOARD_CORNERS_MM[None], hom)[0]
+    want = quad / 0.5
+    assert np.abs(np.sort(got, axis=0) - np.sort(want, axis=0)).max() < 1e-6
+    ends = cv2.perspectiveTransform(np.array([[[-100.0, 0.0]], [[100.0, 0.0]]]), hom)
+    d = ends[1, 0] - ends[0, 0]
+    assert abs(d[1]) > abs(d[0])  # along the long sides (the image's vertical)
+    triangle = np.array([[100, 400], [160, 80], [220, 400]], np.int32).reshape(-1, 1, 2)
+    assert pl._quad_homography(triangle, 0.5) is None
+
+
+# dev photo 14351 #11 (hard): a dark board on a cherry-wood table along the image's vertical,
+# camera tilted 37 deg: the lattice's fits lie a pitch or more off, the body's rectangle too
+TRAPEZOID_STATE = {"game": "wauri", "south": [1, 1, 3, 9, 0, 5], "north": [2, 1, 0, 0, 2, 11],
+                   "stores": {"south": 6, "north": 7}, "to_move": "south"}
+TRAPEZOID_SEED = 9939485924338
+
+
+def test_a_board_in_steep_perspective_is_found_through_its_outlines_four_corners(monkeypatch):
+    """The board's body read as a quadrilateral (BODY_QUAD) gives a start the polish
+    brings onto every cavity; without it: no board."""
+    img = _render_and_locate(TRAPEZOID_STATE, TRAPEZOID_SEED)
+    monkeypatch.setattr(pl, "BODY_QUAD", False)
+    fit = pl.find_board(img)
+    assert fit is None or fit.contrast < 0.86
