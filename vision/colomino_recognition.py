@@ -66,11 +66,11 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    tint than the print needs two such sides), or, enclosed by tiles,
    lighter than the print and free of their cast shadow (:func:`border_shade`: a raised
    slab), and that touches a tile or the field's edge; an uncovered printed field (a
-   solid cell of the printed colour where the layout prints one) → ``.``. Once the base
-   line is known, a group of tiles and jokers not linked to it through tiles and printed
-   fields, more than :data:`UNLINKED_GAP` empty cells from the linked ones and with no
-   cell read surely, is taken as empty (:func:`unlinked_cells`: no legal board holds
-   it; a lamp's hot spot on the far rows is read so).
+   solid cell where the layout prints one, of any colour: :func:`solid_on_print`) →
+   ``.``. Once the base line is known, a group of tiles and jokers not linked to it
+   through tiles and printed fields, more than :data:`UNLINKED_GAP` empty cells from the
+   linked ones and with no cell read surely, is taken as empty (:func:`unlinked_cells`:
+   no legal board holds it; a lamp's hot spot on the far rows is read so).
 7. *Confidences* (:func:`cell_confidences`): a tile is as sure as its four decoded
    colours together (:func:`label_posteriors`: both sides of an edge and the rim
    marking weighed as the edge decoding weighs them) and as its distance from the tile
@@ -411,6 +411,9 @@ fields scored log-ratios -1.3..22 for the plastic, uncovered ones up to 39 (1420
 (14200 #20 BBBB and YYYY, 14201 #14 GGGG), XXYY/XYYX/XXYX patterns that a gradient or
 the range explains (14200 #10 BRBB, #17 YGGY, 14201 #09 BBRR, #29 YYGG, GYYG, YYGY); a
 red channel clipped is no cue (true jokers under warm lamps clip red too).
+A yellow printed field under a warm lamp read RRRR (14200 #27): a tile on a printed field
+shows the printed colour on an edge (SPEC), so any solid reading there is now the print
+(:func:`solid_on_print`; dev 30 / 55, held-out 14221 70 -> 69).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
