@@ -442,6 +442,18 @@ beyond 3 noise levels: tilts below 20 deg, pits of 0-8 seeds median 0.00-0.05 (a
 6 % above 0.2), piles of 9+ median 0.08 (2 of 10 above 0.2); tilts above 20 deg, piles of
 9+ 0.22 (3 of 5): a steep view's pile stays inside its rim, so its cue would have to come
 from inside the bowl (the empty-pit comparison, ``BOWL_CHECK``, still off).
+Spilled piles answered low: a pile seen over the rim shows few peaks inside the count's
+circle (its upper seeds lie beyond it: dev 14301 #8 a pile of 11, 3 peaks, spill 0.89,
+answered 3 while a pit of 7 showing 5, spill 0.37, took 12), and the peaks' mean still
+grew 0.1 per seed there. Tried and dropped: in a spilled pit the expected peaks held at
+PIT_LAYER above it (a flat mean). Cached right fits, exact (|err|): dev 14300 332 both
+(188), 14301 279 -> 283 (290 -> 278); held-out 14320 327 -> 326 (180 -> 182), 14321 295
+-> 297 (224 -> 238); session 13's sets 13300 313 (162 -> 160), 13301 273 -> 272 (272 ->
+280), 13320 329 (184), 13321 291 -> 297 (187 -> 177). Board fits found once and counted
+both ways (piece / seed errors): dev normal 119 / 284 both, dev hard 154 / 490 -> 152 /
+478, held-out normal 156 / 430 -> 157 / 432, held-out hard 130 / 396 -> 128 / 404: the
+hidden seeds move to the spilled pits showing few peaks, right in some (14321 #17, #19)
+and wrong in others (14321 #28: a pit of 7 showing 3, spill 0.43, answered 18).
 """
 
 from __future__ import annotations
