@@ -689,6 +689,57 @@ def test_batched_window_cells_and_mapping_bit_for_bit():
             assert score == ref
 
 
+def test_axial_ranges_equal_one_by_one():
+    """Session 14: the window ranges of all lattices at once (:func:`_axial_ranges`) are
+    those of :func:`_axial_range` lattice by lattice (singular, non-finite, huge and
+    empty windows included)."""
+    rng = np.random.default_rng(21)
+    Hs = _random_lattices(rng, 60)
+    Hs.append(np.diag([1e-16, 1e-16, 1.0]))  # corners beyond 2**50 cells
+    Hs.append(np.diag([1e-3, 1e-3, 1.0]))  # a range wider than 400 cells
+    nears = [None if k % 4 == 0 else (rng.uniform([-400, -400], [1000, 800]),
+                                      rng.uniform(0, 300)) for k in range(len(Hs))]
+    got = caribo_lattice._axial_ranges(Hs, 600, 400, nears)
+    ref = [caribo_lattice._axial_range(H, 600, 400, near)
+           for H, near in zip(Hs, nears, strict=True)]
+    assert got == ref
+    assert sum(r is None for r in ref) >= 3 and sum(r is not None for r in ref) > 30
+
+
+def test_sure_cells_are_sure_and_skipping_them_is_exact():
+    """Session 14: cells whose samples surely all miss the paint (or all read fully
+    painted pixels) are not sampled (:func:`_sure_cells`); every such cell's samples
+    really are all 0 (or all 1 within rounding), both kinds occur, and
+    :func:`_cells_many` (the distance maps made once a mask is seen again) answers
+    bit for bit as the per-lattice reference, also after the mask is changed in place."""
+    rng = np.random.default_rng(14)
+    shape = (400, 600)
+    Hs = _random_lattices(rng, 40)
+    nears = [None if k % 3 == 0 else (rng.uniform([0, 0], [600, 400]), rng.uniform(20, 300))
+             for k in range(len(Hs))]
+    paint = np.zeros(shape, np.float32)
+    cv2.ellipse(paint, (300, 200), (160, 100), 30, 0, 360, 1.0, -1)
+    cv2.circle(paint, (80, 330), 40, 1.0, -1)
+    inn = hexlattice.interior_offsets()
+    caribo_lattice._cells_many(Hs, paint, 0.5, nears)  # first sight: no maps yet
+    _, world, owner, _, centres = caribo_lattice._window_cells_centres(Hs, shape, nears)
+    coef = caribo_lattice._stacked(Hs)
+    off, on = caribo_lattice._sure_cells(coef, owner, world, centres, inn, paint)
+    assert off.sum() > 500 and on.sum() > 20 and not (off & on).any()
+    samples = hexlattice.sample_bilinear(paint, caribo_lattice._map_rows(
+        coef, owner, world[:, None] + inn[None]))
+    assert (samples[off] == 0.0).all() and (samples[on] > 0.999).all()
+    for _ in range(2):
+        got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
+        for H, near, g in zip(Hs, nears, got, strict=True):
+            c_ref, w_ref = _window_cells_reference(H, shape, near)
+            f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
+                H, w_ref[:, None] + inn[None])).mean(axis=1) if len(c_ref) else np.zeros(0)
+            assert np.array_equal(g, c_ref[f >= 0.5])
+        paint[150:250, 420:560] = 1.0  # changed in place: measured again
+    assert sum(map(len, got)) > 50
+
+
 def test_plausible_many_equals_one_by_one():
     """The refit test of all lattices at once (:func:`_plausible_many`) answers as
     :func:`plausible_update` pair by pair: small moves taken, big moves, pitch changes

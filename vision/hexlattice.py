@@ -387,7 +387,13 @@ RANSAC_ITERATIONS = 500
 """Iteration cap of the robust homography refit (OpenCV's default is 2000). 500 random
 4-cell samples find an all-inlier sample with 99.5 % probability while at least a third
 of the cells moved consistently; a refit with fewer inliers is an outlier fit anyway
-(:func:`vision.caribo_lattice.plausible_update` rejects most)."""
+(:func:`vision.caribo_lattice.plausible_update` rejects most).
+Session 14, tried and dropped: 200 (a refit with fewer inliers than about two fifths
+less likely found): recognize CPU 0.95x (38 dev photos, 0.883x together with the exact
+sampling savings of that session against 0.930x without), but dev 14001 hard #26 perfect
+→ 36 tile errors (#23 39 → 28; 14000 normal 16 of 20 perfect, 15 errors, unchanged; dev
+hard 14 → 13 of 18, 60 → 85 errors): the regrowth's answer hangs on which consensus a
+few refits find, so any change of the search reshuffles some photos."""
 
 
 def refine_homography(edges: np.ndarray, H: np.ndarray, cells: np.ndarray,
