@@ -456,13 +456,14 @@ STEEP_STATE = {"game": "wauri", "south": [1, 1, 2, 5, 2, 3], "north": [0, 1, 0, 
 STEEP_SEED = 44976896554866
 
 
-def _render_and_locate(state: dict, seed: int, difficulty: str = "hard") -> np.ndarray:
-    """Render a Wauri photo of ``state`` (:func:`_photo`) and check that
-    :func:`pl.find_board` locates every cavity within 0.3 pit radius of the truth
-    (either orientation); returns the BGR photo."""
+def _render_and_locate(state: dict, seed: int, difficulty: str = "hard",
+                       size: tuple[int, int] | None = None) -> np.ndarray:
+    """Render a Wauri photo of ``state`` (:func:`_photo`; ``size``: width and height
+    instead of the seed's own) and check that :func:`pl.find_board` locates every cavity
+    within 0.3 pit radius of the truth (either orientation); returns the BGR photo."""
     from vision.wauri_recognition import flip_counts
 
-    img, truth = _photo("wauri", state, seed, difficulty)
+    img, truth = _photo("wauri", state, seed, difficulty, *(size or (None, None)))
     fit = pl.find_board(img)
     assert fit is not None and fit.contrast > 0.9 and fit.pits_found == 12
     by = {p["pit"]: np.array(p["center_px"]) for p in truth["pieces"]}
@@ -743,7 +744,8 @@ def test_chained_spots_follow_a_gradient_from_neighbour_to_neighbour(monkeypatch
 # dev photo 13350 #1 (normal): a light board on a walnut table under a 2720 K lamp near
 # its west end; the board top around the pits goes from lightness 193 to 155 (a* 25 to 43,
 # the red channel clipped) along the board, so pits at one end are not compatible with
-# those at the other and the lattice's cells on the pits get too few votes
+# those at the other and the lattice's cells on the pits get too few votes (rendered at
+# 3/4 of its 1600x1200, which shows the same and renders faster)
 GRADIENT_STATE = {"game": "wauri", "south": [0, 0, 0, 0, 1, 0], "north": [0, 4, 6, 0, 2, 4],
                   "stores": {"south": 17, "north": 14}, "to_move": "north"}
 GRADIENT_SEED = 88912951485525
@@ -752,7 +754,7 @@ GRADIENT_SEED = 88912951485525
 def test_a_lamps_gradient_along_the_board_is_bridged_by_the_chained_lattice(monkeypatch):
     """The chained lattice (spots joined neighbour to neighbour) finds the board whose
     top's colour changes along it under a lamp; without it no board."""
-    img = _render_and_locate(GRADIENT_STATE, GRADIENT_SEED, "normal")
+    img = _render_and_locate(GRADIENT_STATE, GRADIENT_SEED, "normal", (1200, 896))
     monkeypatch.setattr(pl, "LAT_CHAIN", 0)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
@@ -774,7 +776,8 @@ def test_a_fit_is_in_the_photo_only_with_every_cavitys_inner_part():
 
 # CARIBO 13000 #2 (normal): tiles on a blue gingham cloth; the finder's best fit lies on
 # the cloth's checks with north's store centred 3 px beyond the photo's left edge, where
-# the warp replicates the photo's border (contrast 0.878 > the recogniser's 0.86)
+# the warp replicates the photo's border (contrast 0.878 > the recogniser's 0.86; rendered
+# at 3/4 of its 2016x1512, which shows the same and renders faster)
 CARIBO_GINGHAM_STATE = {"game": "caribo", "notation": (
     "e0,W,12GW,0 - 0,0,45SW,23YW - e0,56GS,61WS,0 - 0,0,S,12YS - e56WY,12SY,34BS,23RS - "
     "61YG,45GY,12BY,0 - e61GR,45RY,56YB,0 - 23BR,61RB,0,0 - eB,0,0,0")}
@@ -784,7 +787,8 @@ CARIBO_GINGHAM_SEED = 274675071015178
 def test_no_board_on_a_cloth_where_a_cavity_would_lie_beyond_the_photo(monkeypatch):
     """The gingham fit with a store beyond the photo's edge is no board; without the
     photo check (_in_photo) it is accepted."""
-    img, _truth = _photo("caribo", CARIBO_GINGHAM_STATE, CARIBO_GINGHAM_SEED, "normal")
+    img, _truth = _photo("caribo", CARIBO_GINGHAM_STATE, CARIBO_GINGHAM_SEED, "normal",
+                         1512, 1128)
     fit = pl.find_board(img)
     assert fit is None or fit.contrast < 0.86
     monkeypatch.setattr(pl, "_in_photo", lambda pyr, hom: True)
