@@ -561,3 +561,22 @@ def test_rim_evidence_counts_as_the_means_did():
         assert cf.rim_evidence(view, n) == _rim_evidence_by_means(view, n)
         hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
         assert cf.rim_evidence(view, n, hsv) == _rim_evidence_by_means(view, n)
+
+
+
+@pytest.mark.parametrize("lost", [(1, 1), (2, 0), (0, 1)])
+def test_ruler_fit_with_end_markings_in_the_tables_colour(lost):
+    """A side of nine markings (pitch 20.5 px, from 35 px, in a 256 px view) whose end
+    markings are in a colour left out as the table's (unlabelled): the labelled extent
+    spans fewer markings, and taken as all nine it gave a pitch a fifth short (dev 14250
+    normal #3: a blue-toned table, blue end markings on one side; the ruler's start 1.1
+    cells off). The side's markings are found at their places, centred on the view."""
+    S, n, a, p = 256, 9, 35.0, 20.5
+    labels = np.full(S, -1, np.int64)
+    for k in range(n):
+        if k < lost[0] or k >= n - lost[1]:
+            continue
+        labels[int(round(a + k * p)) + 1:int(round(a + (k + 1) * p)) - 1] = k % 3
+    got = cf._ruler_fit(labels, n, (22, S - 22), cf.RULER_LOST_ENDS)
+    assert got is not None
+    assert abs(got[0] - a) < 1.0 and abs(got[1] - p) < 0.2
