@@ -202,7 +202,16 @@ under its homography, against the mask's exact distance maps, made once a mask i
 a second time, :func:`_mask_distances`): 79 % of the sampled cells read 0 and 8 % read
 1; (b) the window ranges of all lattices of a batch are mapped at once
 (:func:`_axial_ranges`, thousands of small Python calls per photo); (c) the 5 × 5 dilation
-idiom is one helper (:func:`_grown`). Measured in the commits."""
+idiom is one helper (:func:`_grown`). Measured in the commits (recognize JSON identical
+on 110 photos including 24 small figures, 14060 hard / 14070 normal, there 0.89x).
+Approximate refits not taken: ``hexlattice.RANSAC_ITERATIONS`` 200 (see there). Dev
+failures looked at (``benchmarks/caribo_lattice_misses.py``, 14000 normal / 14001 hard
+#0-29): none is far-cell drift. Hard #0 and #23 line directions 6° off or none, #14 no
+candidate at the true scale (closest 0.82), #13 right candidate later, #1 / #8 right
+first (reader, one tile); normal #20 and #23 (one six-tile figure, 34SW W 34BW 12WS 56WB
+56SB) no candidate at the true scale: its white and silver segments are not paint, so
+the paint holds 4800-6000 of about 21000 figure pixels and the true lattice's cells are
+cut by the paint outline (a paint-mask cause, not the search)."""
 
 from __future__ import annotations
 
