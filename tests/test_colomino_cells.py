@@ -877,3 +877,27 @@ def test_a_solid_cell_on_a_printed_field_is_the_print_whatever_colour_it_reads()
     is_tile[4, 4] = False
     got = cr.solid_on_print(labels, printed, is_tile)
     assert set(zip(*np.nonzero(got), strict=True)) == {(1, 1), (3, 3)}   # RRRR, YYYY
+
+
+def test_a_red_clipped_triangles_own_reading_gives_way_to_its_tile_read_whole(monkeypatch):
+    # a glare-lit GYBB tile with red clipped all round (session 14: a warm lamp's glare
+    # over a bluish print is yellow after the print's balance, so each blue's own
+    # reading, which takes the glare as grey, says red at near certainty); read whole,
+    # its light and glare fitted, the blues are blue: the own reading counts a fifth
+    cells = [[0] * 4, [1] * 4, [2] * 4, [3] * 4, [2, 1, 3, 3]]
+    n_cells = len(cells)
+    tri, local, gain = _glare_lit_row(cells)
+    clip = np.zeros((1, n_cells, 4, 3))
+    clip[0, 1, :, 0] = 1.0                                            # yellows: red clipped
+    clip[0, 4, :, 0] = 1.0                                            # the glare-lit tile
+    post = np.full((n_cells * 4, 4), 0.1)
+    post[np.arange(n_cells * 4), np.ravel(cells)] = 0.7
+    post[18:20] = [1.0, 1e-5, 1e-5, 1e-5]                             # blues read red
+    on = np.ones((1, n_cells, 4), bool)
+    fit = np.ones(n_cells * 4, bool)
+    out = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
+    assert out.reshape(n_cells, 4)[4].tolist() == [2, 1, 3, 3]
+    # at its full weight the own reading outvotes the tile's fit (the former rule)
+    monkeypatch.setattr(cr, "CELL_CLIPPED_PRIOR", 1.0)
+    before = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
+    assert before.reshape(n_cells, 4)[4].tolist() == [2, 1, 0, 0]

@@ -32,7 +32,8 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    triangles is then read whole (:func:`cell_glare_posteriors`): its four triangles
    share the tile's light and the glare on it, so their balanced green and blue are the
    photo's colour prototypes times one light plus one glare; every colouring of the four
-   is fitted and weighed with the triangles' own readings (a cell read one colour all
+   is fitted and weighed with the triangles' own readings (a red-clipped one's at a
+   fifth of its weight: :data:`CELL_CLIPPED_PRIOR`; a cell read one colour all
    round is left as read; where too few tiles of some colour leave no mixture, the hue
    evidence is the triangles' own reading). The prototypes are the differences between
    the colours within the photo's tiles (:func:`tile_prototypes`: glare and light cancel
@@ -414,6 +415,25 @@ red channel clipped is no cue (true jokers under warm lamps clip red too).
 A yellow printed field under a warm lamp read RRRR (14200 #27): a tile on a printed field
 shows the printed colour on an edge (SPEC), so any solid reading there is now the print
 (:func:`solid_on_print`; dev 30 / 55, held-out 14221 70 -> 69).
+Blues read red under a warm lamp's glare (session 14, second part): the print's balance
+makes the print grey, so a lamp's glare (the lamp's own colour) comes out as the inverse
+of the print's tint -- on a bluish print (14201 #09, print sRGB 157/170/192) it is
+yellow, its blue 0.76 of its green (the tiles' fitted glare, g_B / g_G over the tiles
+with g_G >= 0.5, gave 0.81). A red-clipped blue's own reading (the grey-glare features)
+then said red at 0.99+ (B - G -0.2 where unlit blues show +0.4), and in
+:func:`_cells_under_glare` that reading, drawn from the same green and blue, outvoted
+the tile's own fit (YGBB 0.95 with a flat prior, read YGRR). The own reading of a
+red-clipped triangle now counts a fifth (:data:`CELL_CLIPPED_PRIOR`; 0.3 and 0.5 gained
+less, 0 -- no prior -- lost 6-7 boards on dev: its red bound and Lab reading are
+needed). Dev 14200/14201 21+13/60 boards both, wrong cells 30 -> 28, 55 -> 53;
+held-out 14220/14221 21+14/60 both, 68 -> 67, 69 -> 64; 14240 21/30 both, 25 -> 23;
+cells stated >= 0.99 wrong unchanged (a few percent fewer stated so). Tried and
+dropped: reading the hot triangles again with glare-free features on the photo's
+glare colour (B - k G, k from the tiles' fitted glare: Theil-Sen slope across tiles
+noisy, -0.35..1.6 on weak glare; the median ratio above agreed with the print's
+inverse tint within about 0.1 on warm-glare photos but not on yellowish prints, 1.07
+for 1.36): dev 20/30 32, 13/30 57; the Lab reading alone (or times the red bound) as
+that prior: held-out normal 68 -> 72 / 70.
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -566,6 +586,10 @@ CELL_GLARE_SIGMA = 0.08
 CELL_GLARE_SCALE_SD = 0.7
 #: :func:`tile_prototypes`: a pair of colours counts when seen in this many tiles
 PROTO_MIN_PAIRS = 3
+#: The weight (a power) of a red-clipped triangle's own reading in the reading of its
+#: tile as a whole (:func:`_cells_under_glare`): that reading takes the triangle's
+#: balanced green and blue with a grey glare, which the whole reading fits itself.
+CELL_CLIPPED_PRIOR = 0.2
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -1727,7 +1751,14 @@ def _cells_under_glare(post: np.ndarray, tri: np.ndarray, gain: np.ndarray,
     # unclipped: the direction and Lab reading) the prior in it: the tile's glare is
     # fitted whatever its colour, which a warm or cool lamp's glare is against the
     # print's balance (blues pointing at red, greens at blue in their own reading)
-    out[pick] = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, out[pick])
+    # a red-clipped triangle's own reading (glare_free_posteriors) is drawn from the same
+    # balanced green and blue, on the guess of a grey glare: in the whole reading it
+    # counts CELL_CLIPPED_PRIOR of its weight, the glare fitted there taking the rest
+    prior = out[pick]
+    prior = np.where(red_c[pick][..., None],
+                     np.maximum(prior, 1e-12) ** CELL_CLIPPED_PRIOR, prior)
+    prior /= prior.sum(axis=-1, keepdims=True)
+    out[pick] = cell_glare_posteriors(gb.reshape(cells, 4, 2)[pick], proto, prior)
     return out.reshape(-1, K)
 
 
