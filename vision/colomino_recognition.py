@@ -426,7 +426,8 @@ the tile's own fit (YGBB 0.95 with a flat prior, read YGRR). The own reading of 
 red-clipped triangle now counts a fifth (:data:`CELL_CLIPPED_PRIOR`; 0.3 and 0.5 gained
 less, 0 -- no prior -- lost 6-7 boards on dev: its red bound and Lab reading are
 needed). Dev 14200/14201 21+13/60 boards both, wrong cells 30 -> 28, 55 -> 53;
-held-out 14220/14221 21+14/60 both, 68 -> 67, 69 -> 64; 14240 21/30 both, 25 -> 23;
+held-out 14220/14221 21+14/60 both, 68 -> 67, 69 -> 64; 14240/14241 21+13/60 both,
+25 -> 23, 161 -> 162 (14241 #04 a yellow read green);
 cells stated >= 0.99 wrong unchanged (a few percent fewer stated so). Tried and
 dropped: reading the hot triangles again with glare-free features on the photo's
 glare colour (B - k G, k from the tiles' fitted glare: Theil-Sen slope across tiles
