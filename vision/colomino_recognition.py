@@ -434,7 +434,12 @@ glare colour (B - k G, k from the tiles' fitted glare: Theil-Sen slope across ti
 noisy, -0.35..1.6 on weak glare; the median ratio above agreed with the print's
 inverse tint within about 0.1 on warm-glare photos but not on yellowish prints, 1.07
 for 1.36): dev 20/30 32, 13/30 57; the Lab reading alone (or times the red bound) as
-that prior: held-out normal 68 -> 72 / 70.
+that prior: held-out normal 68 -> 72 / 70. Reading a cell read one colour all round
+whole too when its own reading is below 0.99 for that colour in some triangle (a hot
+spot's unsure triangle; sure one-colour cells, printed fields, kept as read): dev 28 ->
+26, 53 -> 49 wrong cells (14201 #29 10 -> 6), boards unchanged, the four held-out sets
+unchanged in boards and cells (a few triangles inside wrong cells differ): helps dev
+only, not kept (a lead; 14200 #05 GYYG read YYYY stays so either way).
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
