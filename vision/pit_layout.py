@@ -23,14 +23,15 @@ Pipeline (:func:`find_boards`, :func:`find_board` = its best fit):
    voting joined to the cell's by a chain of compatible neighbours, :func:`_chained`: a
    lamp's gradient along the board), the **board's body** (:func:`_body_fits`: blobs of
    colours the photo's border, i.e. the table, does not show: their minimum-area
-   rectangle and their outline as a quadrilateral, :func:`_quad_homography`) and then the older
+   rectangle) and then the older
    **colour regions** (k-means in Lab, :func:`_region_fits`) propose rectangles, aligned
    with a cavity template search (:func:`fit_cavities`).
    Still none clear: the lattice again, from spots whose surround is not a colour of
    the table (:func:`table_lattice_homographies`: per surround limit its first 3
    lattices and, up to :data:`TABLE_KEEP`, later ones matching all 12 pits; a busy
    cloth's blobs crowd the pits out of the first lattice's spots).
-   Still none clear: both lattices from spots in
+   Still none clear: the body's blobs' outlines read as quadrilaterals (a board in steep
+   perspective is a trapezoid, :func:`_quad_fits`). Still none clear: both lattices from spots in
    square windows (the first ones are :data:`LAT_SQUASH` as high as wide, for a tilted
    camera; a camera straight above sees round pits), fits matching at least
    :data:`SQUARE_MIN_PITS` pits only, kept only when clear.
@@ -338,12 +339,18 @@ accepted. **Steep perspective** (dev hard #11: a dark board on a cherry-wood tab
 along the image's vertical, camera tilted 37 deg, the truth's fit 0.98): every lattice
 fit lies a pitch or more off, and the body's blob is a trapezoid whose minimum-area
 rectangle puts the pits at both ends 1.7 pitch off (polished away). Kept: the body's
-outline also read as a quadrilateral (:data:`BODY_QUAD`, :func:`_quad_homography`: its
-convex hull simplified to four corners, the long sides along the board, mapped onto the
-board's corners), proposed with its template alignment: #11's polishes to 0.981, every
-cavity within 0.43 tolerances. Located 30, 27 (+1 wrong place), 29, 29; 9 other fits
-moved by 0.01-0.06 tolerances (7 closer), the wrong place 1.38 -> 1.10; held-out hard #11
-(across, camera 69 deg off the board's axis) now read turned (the same places).
+outlines read as quadrilaterals (:data:`BODY_QUAD`, :func:`_quad_homography`: the convex
+hull simplified to four corners, the long sides along the board, mapped onto the
+board's corners), proposed with their template alignment (:func:`_quad_fits`): #11's
+polishes to 0.981, every cavity within 0.43 tolerances. First tried among the body's
+rectangles: located the same, but 11 other fits moved by 0.01-0.06 tolerances and
+held-out hard #11 (across, camera 69 deg off the board's axis) was then read turned
+(``boardcam evaluate`` of the moved held-out photos: piece / seed errors 21 / 88 -> 27 /
+132), so the quadrilaterals come as a stage of their own after the table-aware lattice,
+where only photos without a clear fit reach them: located 30, 27 (+1 wrong place), 29,
+29, held-out fits identical, dev hard #17 moved 0.39 -> 0.33 tolerances (evaluate on
+#11 and #17, piece / seed errors: 24 / 90 -> 21 / 92; #11 is read turned, its camera on
+north's side).
 Misses named: dev hard #6 (cloth, camera tilt 38 deg, yaw 57 deg): a clear fit (0.974)
 with north's store 1.38 tolerances off; a homography through the truth's centres leaves
 0.06, but the pit responses' peaks (polish round from the truth's fit) of the north
@@ -1641,7 +1648,9 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     clear = (lattice_stage(LAT_SQUASH, lambda: [(hom, 0, score)
                                                 for _t, score, hom in _body_fits(pyr)])
              or add_best_first([(hom, 0, score) for _t, score, hom in _region_fits(pyr)])
-             or table_stage(LAT_SQUASH, keep_full=TABLE_KEEP))
+             or table_stage(LAT_SQUASH, keep_full=TABLE_KEEP)
+             or (BODY_QUAD and add_best_first([(hom, 0, score)
+                                               for _t, score, hom in _quad_fits(pyr)])))
     if not clear and LAT_SQUASH != 1.0:
         # a camera looking straight down sees round pits, which the squashed windows mix
         # with board top: both lattices again from spots in square windows; only a clear
@@ -1891,7 +1900,7 @@ def _body_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
     mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel),
                             cv2.MORPH_OPEN, kernel)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    fits, quads = [], []
+    fits, outlines = [], []
     for cnt in contours:
         area = cv2.contourArea(cnt)
         if area < 0.004 * hh * ww:
@@ -1906,17 +1915,32 @@ def _body_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
         hom, tscore = fit_cavities(pyr, init, ppm=COARSE_PX_PER_MM)
         fits.append((tscore, area / (rw * rh), init))
         fits.append((tscore, area / (rw * rh), hom))
-        if BODY_QUAD:
-            quad = _quad_homography(cnt, scale)
-            if quad is not None:
-                hom, tscore = fit_cavities(pyr, quad, ppm=COARSE_PX_PER_MM)
-                quads.append((tscore, area / (rw * rh), quad))
-                quads.append((tscore, area / (rw * rh), hom))
+        outlines.append((cnt, area / (rw * rh)))
+    pyr.memo["body_outlines"] = (outlines, scale)
     fits.sort(key=lambda f: -f[0])
-    return fits[:MAX_REGIONS] + sorted(quads, key=lambda f: -f[0])
+    return fits[:MAX_REGIONS]
 
 
-BODY_QUAD = True  # _body_fits also proposes the blob's outline as a quadrilateral
+BODY_QUAD = True  # find_boards' last squashed-window stage: the body's blobs' outlines as
+                  # quadrilaterals (_quad_fits)
+
+
+def _quad_fits(pyr: Pyramid) -> list[tuple[float, float, np.ndarray]]:
+    """Coarse fits ``(template score, shape score, homography)`` of the blobs
+    :func:`_body_fits` kept, each outline read as a quadrilateral
+    (:func:`_quad_homography`), as it is and aligned with the cavity template."""
+    if "body_outlines" not in pyr.memo:
+        _body_fits(pyr)
+    outlines, scale = pyr.memo["body_outlines"]
+    fits = []
+    for cnt, shape in outlines:
+        quad = _quad_homography(cnt, scale)
+        if quad is not None:
+            hom, tscore = fit_cavities(pyr, quad, ppm=COARSE_PX_PER_MM)
+            fits.append((tscore, shape, quad))
+            fits.append((tscore, shape, hom))
+    fits.sort(key=lambda f: -f[0])
+    return fits
 
 
 def _quad_homography(cnt: np.ndarray, scale: float) -> np.ndarray | None:
