@@ -454,6 +454,30 @@ both ways (piece / seed errors): dev normal 119 / 284 both, dev hard 154 / 490 -
 478, held-out normal 156 / 430 -> 157 / 432, held-out hard 130 / 396 -> 128 / 404: the
 hidden seeds move to the spilled pits showing few peaks, right in some (14321 #17, #19)
 and wrong in others (14321 #28: a pit of 7 showing 3, spill 0.43, answered 18).
+Tried and dropped too: the spill weighed by its share (the yes/no test makes 0.37 and
+0.89 the same evidence). The share does rise with the pile rather than as a step (dev
+14300 + 14301 + 13300 + 13301, round pits: share 0.2-0.35 in 1-7 % of pits of 0-6 seeds,
+22 % of 7-8, 23 % of 11-13; 0.35-0.5 in 0-1 %, 4 %, 18 % of 9-10, 20 % of 11-13; 0.65+ in
+0-2 %, 2 %, 43 % of 11-13, 77 % of 14+). :func:`spill_loglik` and the spilled spread
+scaled by a weight rising linearly from 0.2 to 0.7 of the band covered (the first values
+tried; 0.6 / 0.8 and 0.15 / 0.25 about the same on dev, 0.35 -> 0.7 / 1.0 worse). Cached
+right fits, exact (|err|): dev 14300 332 -> 333/420 (188), 14301 279 -> 281/392 (290 ->
+282), 13300 313 -> 314/406 (162 -> 150), 13301 273 -> 276/378 (272 -> 260); held-out
+14320 327 -> 329/406 (180 -> 182), 14321 295 -> 298/392 (224 -> 210); it fixed 14301 #8
+(the pile 3 -> 12, the pit of 7 12 -> 5). Board fits found once, counted both ways
+(perfect / piece errors / seed errors): dev normal 0 / 119 / 284 -> 1 / 118 / 284, dev
+hard 0 / 154 / 490 -> 0 / 151 / 490; held-out normal 1 / 156 / 430 -> 1 / 155 / 434 (#20:
+a pit of 6 showing 5, band 0.25, took 5 hidden seeds), held-out hard 3 / 130 / 396 -> 3
+/ 129 / 392; a second, fresh held-out pair (14340 normal / 14341 hard, generated after
+that mixed result) decided against it: normal 4 / 136 / 347 -> 4 / 137 / 355, hard 1 /
+183 / 586 -> 0 / 184 / 652. On 14341 real piles whose band was covered 0.36-0.46 (weight
+0.3-0.5) lost their seeds to a pit showing 6 peaks over a bare band (#21: a pile of 15,
+3 peaks, spill 0.39, answered 12 -> 3, a pit of 6 showing 6 12 -> 21; #26: a pile of 12,
+4 peaks, 0.36, 12 -> 4, a pit of 8 showing 6 8 -> 16; #15: a pile of 12, 3 peaks, 0.46,
+11 -> 3, a pit of 7 5 -> 12): weakened, the spill no longer pins the pile, and the peaks
+cannot. The share alone does not tell a pile of 7-8 from one of 11-13 (22-23 % of both
+at 0.2-0.35); what might is the seeds seen beyond the rim (their count, as session 12
+suggested), not the band's share.
 """
 
 from __future__ import annotations
