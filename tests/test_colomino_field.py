@@ -580,3 +580,16 @@ def test_ruler_fit_with_end_markings_in_the_tables_colour(lost):
     got = cf._ruler_fit(labels, n, (22, S - 22), cf.RULER_LOST_ENDS)
     assert got is not None
     assert abs(got[0] - a) < 1.0 and abs(got[1] - p) < 0.2
+
+
+def test_no_lost_end_markings_in_the_any_colour_ruler():
+    """A Wauri photo (the recogniser's other-games test, seed 1500): the fallback ruler
+    of any saturated colour holds every class, so its sides lack no end markings; with
+    lost-end fits there it read a 12×12 ruler of 0.49 and a false board (session 14)."""
+    from vision.simulator.dataset import render_state
+    from vision.simulator.states import GENERATORS
+
+    state, _ = GENERATORS["wauri"](1500, "normal")
+    photo = render_state("wauri", state, 1500, "normal", 1280, 720)
+    with pytest.raises(NothingFound):
+        cf.locate_field(decode_photo(photo.jpeg))
