@@ -532,7 +532,9 @@ def test_light_refitted_on_the_tile_assignment(cli, tmp_path, monkeypatch):
     yellow and blue as black: 18 of the 34 tiles were assigned against their colours, the
     right lattice's reading scored below a wrong one and the answer was 5 tiles at
     confidence 0 (33 errors). The light fitted on the assignment's own segment labels
-    reads it exactly."""
+    reads it exactly. (Session 14: the light chosen after its free correction,
+    :data:`cr.FREE_LIGHT`, also reads it exactly, so the relabelling is shown
+    without it.)"""
     image = _render_photo(cli, tmp_path / "gingham.jpg", "caribo", LAMP_GINGHAM_FIGURE,
                           "88028363293555", "hard")
     truth = {"notation": LAMP_GINGHAM_FIGURE}
@@ -540,6 +542,7 @@ def test_light_refitted_on_the_tile_assignment(cli, tmp_path, monkeypatch):
     assert compare_states("caribo", truth, answer).perfect
     assert answer["tiles"] and min(t["confidence"] for t in answer["tiles"]) > 0.5
     monkeypatch.setattr(cr, "RELABEL_MIN_TILES", 37)
+    monkeypatch.setattr(cr, "FREE_LIGHT", False)
     unrefitted, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, unrefitted).piece_errors >= 10
 
@@ -599,4 +602,14 @@ def test_a_lone_tile_beside_a_prop_is_the_figure(monkeypatch):
     truth, image = _small_figure("23GY", 13106)
     assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "FIGURE_BY_OWN", False)
+    assert not _read_perfectly(image, truth)
+
+
+def test_a_lone_tile_is_read_under_the_corrected_light(monkeypatch):
+    """Session 14: a lone tile 23GY (small-figure render, normal, seed 14110) is read
+    exactly when the figure is also read under the light whose colour cost is least after
+    its free per-channel correction (:data:`cr.FREE_LIGHT`), and not without it."""
+    truth, image = _small_figure("23GY", 14110)
+    assert _read_perfectly(image, truth)
+    monkeypatch.setattr(cr, "FREE_LIGHT", False)
     assert not _read_perfectly(image, truth)

@@ -171,6 +171,61 @@ def test_classify_paints_reads_a_warm_light():
         assert (np.argmax(ll, axis=1) == labels).mean() >= 0.95
 
 
+def ref_corrected_cost(obs, refs, ref_lab, gains):
+    """Each light's robust cost after its own per-channel correction (estimate_gain on
+    its labels, black weighted 0.2, within ±15 %), the plain way."""
+    d2 = ref_weighted_dist2(ref_linear_to_lab(obs[None] / gains[:, None]), ref_lab)
+    labels = np.argmin(d2, axis=2)
+    fixed = np.array([np.clip(colour.estimate_gain(obs, refs, lab, np.where(lab == 1, 0.2, 1.0)),
+                              g * 0.85, g * 1.15) for lab, g in zip(labels, gains, strict=True)])
+    d2 = ref_weighted_dist2(ref_linear_to_lab(obs[None] / fixed[:, None]), ref_lab)
+    return np.minimum(np.sqrt(d2.min(axis=2)), 25.0).sum(axis=1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fit_lights_corrected_cost(seed):
+    rng = np.random.default_rng(seed)
+    obs = _obs(rng, int(rng.integers(6, 150)), colour.planckian_gain(rng.uniform(2500, 8000)),
+               rng.uniform(0.3, 1.0))
+    refs = colour.nominal_paints_linear()
+    ref_lab = colour.linear_to_lab(refs)
+    plain = colour._fit_lights(obs, refs, ref_lab, colour._KELVIN_CHROMA, colour.EXTRA_STARTS,
+                               0.6, 3)
+    gains, cost, corrected = colour._fit_lights(obs, refs, ref_lab, colour._KELVIN_CHROMA,
+                                                colour.EXTRA_STARTS, 0.6, 3, corrected=True)
+    np.testing.assert_array_equal(gains, plain[0])
+    np.testing.assert_array_equal(cost, plain[1])
+    np.testing.assert_allclose(corrected, ref_corrected_cost(obs, refs, ref_lab, gains),
+                               rtol=1e-12)
+
+
+# segment medians (sRGB bytes, RGB) of a 34WY and a 34RY tile under a 3275 K lamp (dev
+# photo 13108 normal, 2-tile figure): orange-looking yellows with red clipped, a white
+# pair, a red pair
+WARM_LAMP_SEGMENTS = np.array([
+    [255, 126, 33], [254, 124, 28], [238, 163, 121], [239, 164, 122], [254, 125, 24],
+    [253, 124, 34], [254, 135, 33], [254, 133, 26], [228, 72, 38], [230, 72, 35],
+    [255, 133, 32], [254, 135, 34]])
+
+
+def test_corrected_light_reads_a_lamp_off_the_locus():
+    """Under a warm lamp off the black-body locus both black-body fits favour a
+    2000-2200 K light reading every segment slate or blue; the light chosen after each
+    light's free per-channel correction (the one the paints are then read under) reads
+    the yellow, white and red segments right."""
+    obs = colour.bgr8_to_linear(WARM_LAMP_SEGMENTS[:, ::-1].astype(np.uint8))
+    refs = colour.nominal_paints_linear()
+    one, more, free = colour.classify_paints_both(obs, refs, exposure_hint=0.92,
+                                                  corrected=True)
+
+    def read(fitted):
+        return "".join(colour.LETTERS[i] for i in fitted[0].argmax(axis=1))
+
+    assert read(one) != "YYWWYYYYRRYY" and read(more) != "YYWWYYYYRRYY"
+    assert read(free) == "YYWWYYYYRRYY"
+    assert len(colour.classify_paints_both(obs, refs, exposure_hint=0.92)) == 2
+
+
 def ref_bgr8_to_linear(bgr):
     return colour.srgb_to_linear(np.asarray(bgr, dtype=np.float64)[..., ::-1] / 255.0)
 

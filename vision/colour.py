@@ -284,34 +284,54 @@ def classify_paints(obs: np.ndarray, refs: np.ndarray, *, fixed_light: bool = Fa
 
 
 def classify_paints_both(obs: np.ndarray, refs: np.ndarray, *, iterations: int = 3,
-                         sigma: float = 7.0, exposure_hint: float | None = None):
+                         sigma: float = 7.0, exposure_hint: float | None = None,
+                         corrected: bool = False):
     """:func:`classify_paints` with ``starts=()`` and with the default starts at once
     (the same results, the one-start fit computed once): ``(one, more)``, each
     ``(loglik, gain, centres_lab)``; ``more`` is ``one`` itself when the light is the
-    same."""
+    same.
+
+    ``corrected``: also the light whose robust cost after its free per-channel correction
+    (the one :func:`_label_paints` reads it under) is least, over all starts:
+    ``(one, more, free)``, ``free`` being ``one`` or ``more`` itself when it is the same
+    light. Lights off the black-body locus (a lamp's pixels warmer than a black body of
+    its colour temperature, clipped reds) can favour a far too warm light on the locus
+    whose correction then cannot reach the lamp (dev 13108 normal 2t: every segment of a
+    34WY/34RY pair read slate or blue under 2000 K); compared after their corrections the
+    lamp's own light wins. It is one more candidate, not the choice: the reader judges
+    the readings under the lights (:func:`vision.caribo_recognition._read_tiles`)."""
     obs = np.maximum(np.asarray(obs, dtype=np.float64), 1e-5)
     ref_lab = linear_to_lab(refs)
     if len(obs) == 0 or exposure_hint is None or not EXTRA_STARTS:
         one = classify_paints(obs, refs, iterations=iterations, sigma=sigma,
                               exposure_hint=exposure_hint, starts=())
-        return one, one
+        return (one, one, one) if corrected else (one, one)
 
     chroma = _KELVIN_CHROMA
-    gains, cost = _fit_lights(obs, refs, ref_lab, chroma, EXTRA_STARTS, exposure_hint,
-                              iterations)
+    fit = _fit_lights(obs, refs, ref_lab, chroma, EXTRA_STARTS, exposure_hint, iterations,
+                      corrected=corrected)
+    gains, cost = fit[0], fit[1]
     k = len(chroma)  # the first k rows are the one-start fit's
     i_one, i_more = int(np.argmin(cost[:k])), int(np.argmin(cost))
     one = _label_paints(obs, refs, ref_lab, gains[i_one], sigma)
-    if i_more == i_one:
-        return one, one
-    return one, _label_paints(obs, refs, ref_lab, gains[i_more], sigma)
+    more = one if i_more == i_one else _label_paints(obs, refs, ref_lab, gains[i_more], sigma)
+    if not corrected:
+        return one, more
+    i_free = int(np.argmin(fit[2]))
+    same = [r for i, r in ((i_one, one), (i_more, more))
+            if np.array_equal(gains[i], gains[i_free])]
+    free = same[0] if same else _label_paints(obs, refs, ref_lab, gains[i_free], sigma)
+    return one, more, free
 
 
-def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
+def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations,
+                corrected=False):
     """Alternating light-and-label fit of :func:`classify_paints` for every light of
     ``chroma (K, 3)`` from the median brightness ratio and, with a hint, from each of
     ``starts`` (× the hint): ``gains (K (1 + len(starts)), 3)`` and their robust costs,
-    the one-start rows first. The exposures stay within a factor 2 of the hint."""
+    the one-start rows first. The exposures stay within a factor 2 of the hint. With
+    ``corrected`` also each light's robust cost after its free per-channel correction
+    (:func:`_corrected_nearest`)."""
 
     def clamp(e: np.ndarray) -> np.ndarray:
         if exposure_hint is None:
@@ -362,7 +382,31 @@ def _fit_lights(obs, refs, ref_lab, chroma, starts, exposure_hint, iterations):
         measure(moving)
     gains = chroma * expo[:, None]
     cost = np.minimum(np.sqrt(nearest), 25.0).sum(axis=1)
+    if corrected:
+        return gains, cost, np.minimum(
+            np.sqrt(_corrected_nearest(obs, refs, ref_lab, gains, labels)), 25.0).sum(axis=1)
     return gains, cost
+
+
+FREE_CORRECTION = 0.15
+"""Largest relative per-channel correction of a fitted black-body light
+(:func:`_label_paints`; :func:`_corrected_nearest`)."""
+
+
+def _corrected_nearest(obs, refs, ref_lab, gains, labels):
+    """``(K, N)`` squared weighted distance of each segment of ``obs (N, 3)`` to its
+    nearest reference paint under each light of ``gains (K, 3)`` after the free
+    per-channel correction that :func:`_label_paints` applies, fitted on the light's
+    labels ``labels (K, N)`` (black weighted 0.2, as :func:`estimate_gain`) and kept
+    within ±:data:`FREE_CORRECTION` of the light."""
+    target = refs[labels]  # (K, N, 3)
+    w = np.where(labels == 1, 0.2, 1.0)[..., None]
+    free = ((w * obs[None] * target).sum(axis=1)
+            / np.maximum((w * target * target).sum(axis=1), 1e-9))
+    free = np.clip(free, gains * (1.0 - FREE_CORRECTION), gains * (1.0 + FREE_CORRECTION))
+    uniq, inv = np.unique(free, axis=0, return_inverse=True)
+    _, best = _nearest_centre(_lab_planes(obs[None] / uniq[:, None]), ref_lab)
+    return best[inv.reshape(-1)]
 
 
 def _paint_centres(lab: np.ndarray, labels: np.ndarray, ref_lab: np.ndarray,
@@ -383,7 +427,7 @@ def _label_paints(obs, refs, ref_lab, gain, sigma):
     per-channel correction, the re-centred paint clusters and the log-likelihoods."""
     labels = np.argmin(_weighted_dist2(linear_to_lab(obs / gain), ref_lab), axis=1)
     free = estimate_gain(obs, refs, labels, np.where(labels == 1, 0.2, 1.0))
-    gain = np.clip(free, gain * 0.85, gain * 1.15)
+    gain = np.clip(free, gain * (1.0 - FREE_CORRECTION), gain * (1.0 + FREE_CORRECTION))
     lab = linear_to_lab(obs / gain)
     centres = ref_lab
     for _ in range(3):
