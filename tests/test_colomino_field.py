@@ -577,7 +577,7 @@ def test_ruler_fit_with_end_markings_in_the_tables_colour(lost):
         if k < lost[0] or k >= n - lost[1]:
             continue
         labels[int(round(a + k * p)) + 1:int(round(a + (k + 1) * p)) - 1] = k % 3
-    got = cf._ruler_fit(labels, n, (22, S - 22), cf.RULER_LOST_ENDS)
+    got = cf._ruler_fit(labels, n, (22, S - 22), 2)
     assert got is not None
     assert abs(got[0] - a) < 1.0 and abs(got[1] - p) < 0.2
 
