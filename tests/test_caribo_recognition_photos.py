@@ -608,8 +608,10 @@ def test_a_lone_tile_beside_a_prop_is_the_figure(monkeypatch):
 def test_a_lone_tile_is_read_under_the_corrected_light(monkeypatch):
     """Session 14: a lone tile 23GY (small-figure render, normal, seed 14110) is read
     exactly when the figure is also read under the light whose colour cost is least after
-    its free per-channel correction (:data:`cr.FREE_LIGHT`), and not without it."""
+    its free per-channel correction (:data:`cr.FREE_LIGHT`, off by default), and not
+    without it."""
     truth, image = _small_figure("23GY", 14110)
+    monkeypatch.setattr(cr, "FREE_LIGHT", True)
     assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "FREE_LIGHT", False)
     assert not _read_perfectly(image, truth)
