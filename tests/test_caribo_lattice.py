@@ -662,12 +662,7 @@ def test_batched_window_cells_and_mapping_bit_for_bit():
     # the whole cell and cut tests against the per-lattice forms
     paint = np.zeros(shape, np.float32)
     cv2.ellipse(paint, (330, 220), (150, 90), 20, 0, 360, 1.0, -1)
-    got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
-    for H, near, g in zip(Hs, nears, got, strict=True):
-        c_ref, w_ref = _window_cells_reference(H, shape, near)
-        f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
-            H, w_ref[:, None] + inn[None])).mean(axis=1) if len(c_ref) else np.zeros(0)
-        assert np.array_equal(g, c_ref[f >= 0.5])
+    got = _cells_as_reference(Hs, paint, nears)
     assert sum(map(len, got)) > 50
     by, bx = np.nonzero(paint - cv2.erode(paint, np.ones((3, 3))))
     boundary = np.stack([bx, by], axis=1).astype(np.float64)
@@ -687,6 +682,20 @@ def test_batched_window_cells_and_mapping_bit_for_bit():
                 H, w_ref[:, None] + allin[None])).mean(axis=1)
             ref = float(np.minimum(part, 1 - part).sum()) * 0.866 * pitch * pitch / perim
             assert score == ref
+
+
+def _cells_as_reference(Hs, paint, nears):
+    """:func:`caribo_lattice._cells_many` of ``paint`` (threshold 0.5), asserted equal
+    to the per-lattice reference (window cells, interior samples' mean) lattice by
+    lattice; returns its answer."""
+    inn = hexlattice.interior_offsets()
+    got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
+    for H, near, g in zip(Hs, nears, got, strict=True):
+        c_ref, w_ref = _window_cells_reference(H, paint.shape, near)
+        f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
+            H, w_ref[:, None] + inn[None])).mean(axis=1) if len(c_ref) else np.zeros(0)
+        assert np.array_equal(g, c_ref[f >= 0.5])
+    return got
 
 
 def test_axial_ranges_equal_one_by_one():
@@ -730,12 +739,7 @@ def test_sure_cells_are_sure_and_skipping_them_is_exact():
         coef, owner, world[:, None] + inn[None]))
     assert (samples[off] == 0.0).all() and (samples[on] > 0.999).all()
     for _ in range(2):
-        got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
-        for H, near, g in zip(Hs, nears, got, strict=True):
-            c_ref, w_ref = _window_cells_reference(H, shape, near)
-            f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
-                H, w_ref[:, None] + inn[None])).mean(axis=1) if len(c_ref) else np.zeros(0)
-            assert np.array_equal(g, c_ref[f >= 0.5])
+        got = _cells_as_reference(Hs, paint, nears)
         paint[150:250, 420:560] = 1.0  # changed in place: measured again
     assert sum(map(len, got)) > 50
 
