@@ -1796,12 +1796,6 @@ def _mask_distances(mask: np.ndarray, inside: bool = True):
         entry[3] = cv2.distanceTransform((mask == 1).astype(np.uint8), cv2.DIST_L2,
                                          cv2.DIST_MASK_PRECISE)
     return entry[2], entry[3] if inside else None
-    to_paint = cv2.distanceTransform((mask == 0).astype(np.uint8), cv2.DIST_L2,
-                                     cv2.DIST_MASK_PRECISE)
-    to_edge = (cv2.distanceTransform((mask == 1).astype(np.uint8), cv2.DIST_L2,
-                                     cv2.DIST_MASK_PRECISE) if inside else None)
-    _DISTANCES[:] = [(mask, key, to_paint, to_edge)]
-    return to_paint, to_edge
 
 
 _SQRT3 = math.sqrt(3.0)
