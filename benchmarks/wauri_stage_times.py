@@ -25,9 +25,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 STAGES = {
-    "pit_layout": ("find_boards", "_lattice_pool", "pit_candidates", "lattice_fits",
-                   "_refit_pits", "_chained", "polish_fit", "_polish_rounds", "cavity_response",
-                   "cavity_contrast", "_ghost_penalty", "_body_fits", "_region_fits",
+    "pit_layout": ("find_boards", "_lattice_pool", "_spot_images", "_pit_spots",
+                   "pit_candidates", "lattice_fits", "_refit_pits", "_chained", "polish_fit",
+                   "_polish_rounds", "polish_further", "cavity_response", "cavity_contrast",
+                   "_ghost_penalty", "_body_fits", "_quad_fits", "_region_fits",
                    "table_lattice_homographies", "fit_cavities", "rectify"),
     "wauri_recognition": ("recognize", "count_view"),
 }
