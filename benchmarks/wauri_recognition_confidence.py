@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     for path in args.caches:
         for it, r, counts in right_fit_counts(path):
             c = wr.count_confidences(r.visible, counts, cover=r.cover, scale=r.cover_scale,
-                                     spill=r.spill,
+                                     spill=r.spill, parallax=r.parallax,
                                      total=None if args.flat else wr.GAME_SEEDS)
             for k in range(14):
                 conf.append(c[k])

@@ -159,13 +159,15 @@ def reading_of(view, to_mm, hom, shape=None):
 
     readings = wr.count_view(view, to_mm)
     spill = wr.pile_spill(view, to_mm, hom @ to_mm, shape) if wr.PILE_SPILL else None
+    parallax = (wr.pit_parallax(to_mm, hom @ to_mm, shape)
+                if wr.PILE_SPILL and wr.BARE_BAND else None)
     cover, scale = None, None
     if wr.BOWL_CHECK:
         readings, cover, scale = wr.bowl_check(view, to_mm, readings)
     return wr.BoardReading(
         tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
         tuple(r.visible for r in readings), np.zeros((14, 2)), None, 1.0,
-        tuple(r.peaks for r in readings), cover, scale, spill)
+        tuple(r.peaks for r in readings), cover, scale, spill, parallax)
 
 
 def main(argv=None) -> int:

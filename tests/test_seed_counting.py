@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -754,3 +756,35 @@ def test_split_stores_follows_the_peaks_in_proportion():
     # stores answered within their layer keep the model's counts; no peaks: unchanged
     assert sc.split_stores(pits + [9, 7], pits + [9, 6], stores) == pits + [9, 7]
     assert sc.split_stores(pits + [14, 12], pits + [0, 0], stores) == pits + [14, 12]
+
+
+def test_a_bare_band_speaks_against_a_pile_only_where_the_camera_would_show_it():
+    """Session 15: a pile's top shows shifted toward the far rim by its height times the
+    view's parallax; in an oblique view a big pile covers the band beyond the rim, so a
+    bare band there is evidence against it, in a steep view (parallax ~0) it is none."""
+    ns = np.arange(0, 30)
+    steep = sc.bare_loglik(0.02, ns)
+    assert steep.max() == 0.0 and steep.min() > -0.05
+    oblique = sc.bare_loglik(0.8, ns)
+    assert np.all(oblique[: int(sc.PIT_LAYER) + 1] == 0.0)
+    assert np.all(np.diff(oblique) <= 0.0)
+    assert oblique[int(sc.PIT_LAYER) + 8] < math.log(0.2)
+    assert oblique.min() >= math.log(sc.BARE_FLOOR) - 1e-9  # bounded: a pile may topple
+
+
+def test_the_hidden_seeds_go_to_the_pile_the_camera_cannot_see_over_the_rim():
+    """Two pits show five peaks, both far bands bare; the total hides eight seeds. The
+    pit seen obliquely would show a big pile over its rim, the one seen from above would
+    not: the seeds go to the latter. Without the parallax they are shared (9 and 9)."""
+    visible = [5, 5, 1, 0, 2, 4]
+    total = sum(visible) + 8
+    spill = [0.0, 0.0, 0.0, float("nan"), 0.0, 0.0]
+    for par, pile in (([0.9, 0.03, 0.9, 0.9, 0.9, 0.9], 1),
+                      ([0.03, 0.9, 0.9, 0.9, 0.9, 0.9], 0)):
+        counts, _ = sc.constrain_total(visible, total, spill=spill, parallax=par)
+        assert sum(counts) == total and counts[2:] == [1, 0, 2, 4]
+        assert counts[pile] >= 11 and counts[1 - pile] <= 6
+    # no parallax known (NaN or None): the bare band says nothing, as before
+    nan = [float("nan")] * 6
+    assert (sc.constrain_total(visible, total, spill=spill, parallax=nan)
+            == sc.constrain_total(visible, total, spill=spill))

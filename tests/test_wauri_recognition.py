@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 from pathlib import Path
 
@@ -668,3 +669,25 @@ def test_pile_spill_looks_away_from_a_steep_camera():
     assert spill[0] >= sc.SPILL_SEEN
     assert all(s < sc.SPILL_SEEN for s in spill[1:12])
     assert wr.pile_spill(view, to_mm, hom @ to_mm)[0] < sc.SPILL_SEEN
+
+
+@pytest.mark.parametrize("tilt", [3.0, 30.0])
+def test_pit_parallax_is_the_cameras_shift_of_a_raised_point(tilt):
+    """Session 15: the parallax the bare-band evidence uses (mm a point 1 mm above the
+    board top shows shifted in the top view) is the true camera's, steep or oblique:
+    about the pit's distance from the nadir over the camera's height; NaN for the
+    stores."""
+    hom, true = _look_down_camera(tilt)
+    to_mm = np.array([[1.0, 0, -pl.BOARD_HALF_X], [0, -1.0, pl.BOARD_HALF_Y], [0, 0, 1]])
+    par = wr.pit_parallax(to_mm, hom @ to_mm, (1080, 1920))
+    to_board = np.linalg.inv(hom)
+    for k, c in enumerate(pl.CAVITIES):
+        if c.half:
+            assert math.isnan(par[k])
+            continue
+        pts = np.array([[true(c.x, c.y, 0.0)], [true(c.x, c.y, wr.LIFT_MM)]])
+        a, b = cv2.perspectiveTransform(pts, to_board).reshape(-1, 2)
+        assert abs(par[k] - float(np.hypot(*(b - a))) / wr.LIFT_MM) < 0.02
+    mean = float(np.nanmean(par))
+    assert (mean < 0.4) if tilt < 10 else (mean > 0.5)
+    assert wr.pit_parallax(to_mm, hom @ to_mm, None) is None

@@ -478,6 +478,55 @@ that mixed result) decided against it: normal 4 / 136 / 347 -> 4 / 137 / 355, ha
 cannot. The share alone does not tell a pile of 7-8 from one of 11-13 (22-23 % of both
 at 0.2-0.35); what might is the seeds seen beyond the rim (their count, as session 12
 suggested), not the band's share.
+
+Session 15 (dev 15300 normal / 15301 hard, held-out 15320 / 15321, 30 photos each, cached
+right fits; session 13's and 14's dev sets for the measurement). A bare far band was no
+evidence at all, because a steep view shows no parallax; but the board fit's camera
+(:func:`vision.wauri_recognition.board_camera`) says how much parallax each pit has:
+:func:`vision.wauri_recognition.pit_parallax`, mm a point 1 mm above the board top shows
+shifted in the top view (0.14-1.1 over those sets, median 0.64). With the pile's top
+rising ~:data:`PILE_RISE` mm per seed above its first layer, the shift of its top,
+``(n - 5) * 3.2 * parallax``, orders the spill cleanly (13300/13301/14300/14301, 114
+boards, 1 368 round pits: band covered >= 0.35 in 1 % of pits at no shift, 4 % at 0-3
+mm, 17 % at 3-6, 10 % at 6-10, 50 % at 10-13, 70 % at 13-19, 87 % beyond 19; covered
+>= 0.2: 3 %, 11 %, 42 %, 50 %, 75 %, 88 %, 97 %), while at the same pile size a steep
+view leaves the band bare (pits of 11-13 at parallax below 0.2: 0 of 1 spilled, at 0.6+:
+73 %). So :func:`bare_loglik` makes a band left bare (below :data:`SPILL_BARE`) evidence
+against the piles this pit's camera would have shown over the rim: their seeds go to the
+piles a steep view hides, to spilled pits, or to the stores (the seen side, spill_loglik,
+unchanged). The constants are geometric (a pile reaches the band once its top shifts a
+seed radius, :data:`BARE_REACH`) and the chance of a bare band stays at least
+:data:`BARE_FLOOR` (a pile toppled sideways), so the evidence is bounded (-2.3). Cached
+right fits, exact (|err|, perfect): 13300 + 13301 + 14300 + 14301 1197 -> 1195 (912 ->
+858, 4 -> 3), dev 15300 normal 316 -> 319/406 (198 -> 180, 2 both), 15301 hard 294 ->
+297/406 (270 -> 264, 0 both); held-out 15320 normal 321 -> 328/420 (200 -> 176, 1 -> 2),
+15321 hard 297 -> 295/392 (234 -> 244, 3 both; #27: a pile of 12 showing 4 peaks left
+its band bare at parallax 0.52, where a bare band has a ~28 % chance, and lost its seeds
+to the stores; #5: pits of 8 and 7 showing 5 with bare bands at 0.61 / 0.78 gave theirs to a
+spilled pile). 'boardcam evaluate' with the board fits found once
+(perfect / piece errors / seed errors, off -> on): dev normal 2 / 121 / 320 -> 2 / 117 /
+302, dev hard 0 / 201 / 740 -> 0 / 199 / 734; held-out normal 1 / 114 / 278 -> 2 / 109 /
+254, held-out hard 2 / 176 / 628 -> 3 / 176 / 634; a second held-out pair, 15340 normal
+3 / 121 / 330 -> 3 / 121 / 326, 15341 hard 1 / 169 / 586 -> 1 / 172 / 586 (the four
+held-out sets together 7 / 580 / 1822 -> 9 / 578 / 1800; the two hard ones 3 / 345 /
+1214 -> 4 / 348 / 1220: on hard photos a trade; cached right fits of 15341 329 -> 332/420,
+|err| 238 -> 234: the seeds a bare band turns away from a pit of 6-10 often land on a
+pile that did spill and takes them at no cost, its likelihood flat above two layers,
+15341 #21 a pile of 14 answered 18 and a pit of 10 with band 0.17 answered 5). Tracking
+('benchmarks/wauri_tracking.py --games 3 --turns 12 --difficulty normal --seed 14304',
+cached photos) 33/36 both, 0 wrong explained. CPU: count, fit and confidences 0.98x
+(20 dev views x 2, noise; the parallax is 12 projections per photo). Left: piles of
+7-9 in oblique views leave the band bare about half the time (pits of 7-8 at parallax
+0.6+: 45 % below 0.2), so the evidence is weak there and the pile guess stays a guess;
+steep views (parallax below 0.2) still have no cue for a pile (dev 15300 #19, 0.003:
+a pile of 13 showing 6 peaks answered 6, its seeds given to a pit of 6 showing 7 with a
+false peak on the floor between seeds); there the big pile's seeds overhang the rim all
+round (the pile reaches the pit's edge before it stacks), ~2 mm beyond it: the ring
+1.0-1.12 pit radii against the per-pixel median of the photo's 12 rings (share beyond 3
+noise levels, dev 15300/15301 + 14300/14301) is above 0.15 in 5 of 9 steep pits (parallax
+below 0.3) of 9-12 seeds and 2 of 4 of 13+, against 2 of 19 of 6-8 and 0-7 % of smaller
+ones (oblique: 76-79 % of 9+, 23 % of 6-8, 6-8 % of 0-5) -- a cue for the next session,
+not yet tried in the count.
 """
 
 from __future__ import annotations
@@ -706,7 +755,8 @@ OUTLIER_TAIL = 8.0  # ... decaying like a Cauchy tail beyond this many spreads
 
 
 def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
-                 cover=None, scale: float | None = None, spill=None) -> np.ndarray:
+                 cover=None, scale: float | None = None, spill=None,
+                 parallax=None) -> np.ndarray:
     """``(len(visible), max_count + 1)`` table of log p(visible_i, cover_i | count).
 
     ``stores``: bool per cavity (True for a store; None: all round pits); ``rate``: the
@@ -725,7 +775,11 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
     ``spill``: float per cavity (NaN where unknown, e.g. the stores), the share of the
     band beyond a round pit's far rim a pile covers (:func:`rim_spill`), adds
     :func:`spill_loglik`: where the big piles are; a spilled pit's peaks say less about
-    its pile (:data:`SPILL_SIGMA`).
+    its pile (:data:`SPILL_SIGMA`). ``parallax``: float per cavity (NaN where unknown),
+    mm by which a point 1 mm above the board top shows shifted in the top view (the
+    camera's, :func:`vision.wauri_recognition.pit_parallax`): a band left bare
+    (below :data:`SPILL_BARE`) adds :func:`bare_loglik`, evidence against the piles the
+    camera would have seen over the rim.
     """
     v = np.asarray(visible, dtype=np.float64)[:, None]
     st = np.zeros(len(v), bool) if stores is None else np.asarray(stores, bool)
@@ -750,8 +804,12 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
             pc = np.exp(-0.5 * zc * zc) / (cs * math.sqrt(2 * math.pi))
             table[known] += COVER_WEIGHT * np.log(pc + COVER_OUTLIER)
     if sp is not None:
+        par = (np.full(len(sp), np.nan) if parallax is None
+               else np.asarray(parallax, dtype=np.float64))
         for i in np.nonzero(np.isfinite(sp))[0]:
             table[i] += spill_loglik(float(sp[i]), ns[0])
+            if sp[i] < SPILL_BARE and np.isfinite(par[i]):
+                table[i] += bare_loglik(float(par[i]), ns[0])
     return table
 
 
@@ -846,6 +904,11 @@ SPILL_RIM = 2.0 * PIT_LAYER  # a pile of this many seeds tops the far rim (two l
 SPILL_WIDTH = 0.5  # seeds over which the chance of a spill rises (a step)
 SPILL_CHANCE = (0.05, 0.8)  # chance of a spill far below / far above SPILL_RIM
 SPILL_SIGMA = 1.0  # peaks' extra spread in a spilled pit's pile (0: off; see loglik_table)
+SPILL_BARE = 0.2  # a far band covered less than this is bare (bare_loglik)
+PILE_RISE = 3.2  # mm a pile's top rises per seed above its first layer (five 16 mm seeds)
+BARE_REACH = 8.0  # mm the pile's top must shift (parallax) to reach the band: a seed radius
+BARE_SOFT = 2.6  # mm over which the chance of a spill rises around BARE_REACH
+BARE_FLOOR = 0.1  # chance a pile shifted far beyond the band still leaves it bare
 
 
 def rim_spill(lab: np.ndarray, centre, away, r_px: float) -> float:
@@ -900,7 +963,8 @@ def spill_loglik(spill: float, ns) -> np.ndarray:
     :data:`SPILL_CHANCE` [0] to [1]); a pit of one or two layers rarely does (a seed
     resting high on the wall, a neighbour's shadow). A spill share of at least
     :data:`SPILL_SEEN` is that evidence: log of the chance per count (its maximum 0).
-    A band left bare says nothing (zeros): a camera looking down steeply sees no
+    A band left bare says nothing here (zeros; where the pit's camera would have shown
+    the pile, :func:`bare_loglik` says it): a camera looking down steeply sees no
     parallax, and a pile's top may fall beside the band. NaN: zeros too.
     """
     ns = np.asarray(ns, dtype=np.float64)
@@ -909,6 +973,28 @@ def spill_loglik(spill: float, ns) -> np.ndarray:
     lo, top = SPILL_CHANCE
     q = lo + (top - lo) / (1.0 + np.exp(-(ns - SPILL_RIM) / SPILL_WIDTH))
     return np.log(q / q.max())
+
+
+def bare_loglik(parallax: float, ns) -> np.ndarray:
+    """log-likelihood of a bare far band for ``ns`` seeds in a round pit (array).
+
+    ``parallax``: mm by which a point 1 mm above the board top shows shifted away from
+    the camera in the top view, at this pit (the board fit's camera). A pile's top rises
+    about :data:`PILE_RISE` mm per seed above its first layer (:data:`PIT_LAYER`), so it
+    shows shifted ``(n - PIT_LAYER) * PILE_RISE * parallax`` mm toward the far rim; once
+    that shift passes a seed radius (:data:`BARE_REACH`) the pile covers the band beyond
+    the rim (measured, session 15: the far band covered >= 0.35 in 1 % of pits where the
+    shift is 0, 17 % at 3-6 mm, 50 % at 10-13 mm, 86 % beyond 19 mm; 1 368 pits of 114
+    boards of session 13's and 14's sets). A band left bare is then evidence against
+    such a pile: log of the chance of a bare band, ``1 - (1 - BARE_FLOOR) *
+    sigmoid((shift - BARE_REACH) / BARE_SOFT)``, relative to its maximum (0 for one
+    layer). A steep view (parallax ~0.1) barely
+    shifts even a big pile: no evidence there, as before.
+    """
+    ns = np.asarray(ns, dtype=np.float64)
+    shift = np.maximum(0.0, ns - PIT_LAYER) * PILE_RISE * max(0.0, parallax)
+    bare = 1.0 - (1.0 - BARE_FLOOR) / (1.0 + np.exp(-(shift - BARE_REACH) / BARE_SOFT))
+    return np.log(bare / bare.max())
 
 
 ON_SEED = 3.0  # a peak lies on a seed when the bowl difference near it reaches this (noise)
@@ -1380,13 +1466,14 @@ def count_in_masks(gray: np.ndarray, masks: list[np.ndarray], top: np.ndarray,
 
 def constrain_total(visible, total: int, weight: float | None = None, stores=None,
                     cover=None, scale: float | None = None,
-                    spill=None) -> tuple[list[int], float]:
+                    spill=None, parallax=None) -> tuple[list[int], float]:
     """Integer counts maximising the likelihood of the ``visible`` peaks given the total.
 
     With ``weight=None`` the counts must add up to ``total`` exactly; otherwise the total
     is a soft prior: the objective is the log-likelihood minus ``weight`` per seed of
     difference from ``total``. Dynamic programming over cavities and running totals on
-    :func:`loglik_table` (``stores``, ``cover``, ``scale``, ``spill``: see there). Returns
+    :func:`loglik_table` (``stores``, ``cover``, ``scale``, ``spill``, ``parallax``: see
+    there). Returns
     ``(counts, penalty)``: the penalty is how much less
     likely (log) the answer is than the best unconstrained one (0 when they agree; large
     means the total fights the evidence).
@@ -1394,7 +1481,7 @@ def constrain_total(visible, total: int, weight: float | None = None, stores=Non
     n = len(visible)
     cap = total if weight is None else 2 * total + 20
     ll = loglik_table(visible, cap, stores, cover=cover, scale=scale,
-                      spill=spill)  # (n, cap+1)
+                      spill=spill, parallax=parallax)  # (n, cap+1)
     total, target = cap, total
     neg = -1e18
     best = np.full((n + 1, total + 1), neg)
@@ -1424,7 +1511,8 @@ def constrain_total(visible, total: int, weight: float | None = None, stores=Non
 
 
 def count_marginals(visible, total: int, weight: float | None = None, stores=None,
-                    cover=None, scale: float | None = None, spill=None) -> np.ndarray:
+                    cover=None, scale: float | None = None, spill=None,
+                    parallax=None) -> np.ndarray:
     """Per cavity the probability of every count given all readings and the total.
 
     The sum-product twin of :func:`constrain_total` (same :func:`loglik_table`, same
@@ -1439,7 +1527,8 @@ def count_marginals(visible, total: int, weight: float | None = None, stores=Non
     """
     n = len(visible)
     cap = total if weight is None else 2 * total + 20
-    ll = loglik_table(visible, cap, stores, cover=cover, scale=scale, spill=spill)
+    ll = loglik_table(visible, cap, stores, cover=cover, scale=scale, spill=spill,
+                      parallax=parallax)
     ts = np.arange(cap + 1)
     if weight is None:
         end = np.where(ts == total, 0.0, -np.inf)
@@ -1508,8 +1597,9 @@ def split_stores(counts, visible, stores) -> list[int]:
 
 
 def most_likely(visible, max_count: int = 60, stores=None, cover=None,
-                scale: float | None = None, spill=None) -> list[int]:
+                scale: float | None = None, spill=None, parallax=None) -> list[int]:
     """The unconstrained answer: each cavity's most likely count (``stores``, ``cover``,
-    ``scale``, ``spill``: see :func:`loglik_table`)."""
+    ``scale``, ``spill``, ``parallax``: see :func:`loglik_table`)."""
     return [int(x) for x in loglik_table(visible, max_count, stores, cover=cover,
-                                         scale=scale, spill=spill).argmax(1)]
+                                         scale=scale, spill=spill,
+                                         parallax=parallax).argmax(1)]

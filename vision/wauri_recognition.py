@@ -30,11 +30,13 @@ Pipeline (:func:`read_board`):
    (:func:`pile_spill`); a pit whose far band is covered (``SPILL_SEEN`` in
    :mod:`vision.seed_counting`) is likely to hold more than two layers, and the 48-seed fit puts the
    hidden seeds there rather than in a pit that merely shows five peaks (a bare band
-   says nothing: a steep view shows no parallax). Measured on cached board views
-   (``benchmarks/wauri_recognition_views.py``, right fits only), cavities exact without
-   -> with: dev 5400 normal 425 -> 428/560, 5405 normal 417 -> 419/560, 5401 hard
-   334 -> 345/504; held-out 5402 normal 394 -> 393/518, 5403 hard 369 -> 378/518; sum of
-   |count error| 2259 -> 1814 over the five sets (hard 5403: 588 -> 396). An
+   said nothing, as a steep view shows no parallax; since session 15 the board fit's
+   camera gives each pit's parallax, :func:`pit_parallax`, and a bare band where that
+   camera would have shown a big pile speaks against it, :data:`BARE_BAND`). Measured
+   on cached board views (``benchmarks/wauri_recognition_views.py``, right fits only),
+   cavities exact without -> with: dev 5400 normal 425 -> 428/560, 5405 normal 417 ->
+   419/560, 5401 hard 334 -> 345/504; held-out 5402 normal 394 -> 393/518, 5403 hard
+   369 -> 378/518; sum of |count error| 2259 -> 1814 over the five sets (hard 5403: 588 -> 396). An
    experimental comparison with the photo's empty pits (:func:`bowl_check`: peaks on
    bare floor dropped, each pit's covered share added to the likelihood) is off
    (:data:`BOWL_CHECK`): not better on held-out photos yet. Each count's confidence is
@@ -119,7 +121,9 @@ class BoardReading:
     cover coefficient (None: the cover is not used), see
     :func:`vision.seed_counting.pit_cover`; ``spill``: per cavity the share of the band
     beyond a round pit's far rim a pile covers (NaN for the stores; None: not measured),
-    see :func:`vision.seed_counting.rim_spill`.
+    see :func:`vision.seed_counting.rim_spill`; ``parallax``: per cavity the mm a point
+    1 mm above the board top shows shifted in the top view (NaN for the stores; None:
+    not known), see :func:`pit_parallax`.
     """
 
     means: tuple[float, ...]
@@ -132,6 +136,7 @@ class BoardReading:
     cover: tuple[float, ...] | None = None
     cover_scale: float | None = None
     spill: tuple[float, ...] | None = None
+    parallax: tuple[float, ...] | None = None
 
     def table(self, max_count: int, rate: float = 1.0, flipped: bool = False) -> np.ndarray:
         """``(14, max_count + 1)`` log-likelihood of this reading per cavity and count
@@ -140,11 +145,14 @@ class BoardReading:
         vis = list(self.visible)
         cover = None if self.cover is None else list(self.cover)
         spill = None if self.spill is None else list(self.spill)
+        par = None if self.parallax is None else list(self.parallax)
         if flipped:
             vis = flip_counts(vis)
             cover = None if cover is None else flip_counts(cover)
             spill = None if spill is None else flip_counts(spill)
-        return sc.loglik_table(vis, max_count, STORES, rate, cover, self.cover_scale, spill)
+            par = None if par is None else flip_counts(par)
+        return sc.loglik_table(vis, max_count, STORES, rate, cover, self.cover_scale, spill,
+                               par)
 
 
 def _cavity_masks(shape, to_mm: np.ndarray, grow: float = 1.0) -> list[np.ndarray]:
@@ -200,6 +208,8 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     view_to_img = fit.homography @ to_mm
     spill = (pile_spill(view, to_mm, view_to_img, pyr.levels[0].shape[:2])
              if PILE_SPILL else None)
+    parallax = (pit_parallax(to_mm, view_to_img, pyr.levels[0].shape[:2])
+                if PILE_SPILL and BARE_BAND else None)
     seeds_px = []
     for r in readings:
         if len(r.peaks):
@@ -210,7 +220,7 @@ def _read_fit(pyr: pl.Pyramid, fit: pl.BoardFit) -> BoardReading:
     return BoardReading(
         tuple(r.estimate for r in readings), tuple(r.sigma for r in readings),
         tuple(r.visible for r in readings), fit.centres_px(), fit, fit.template_score,
-        tuple(seeds_px), cover, scale, spill)
+        tuple(seeds_px), cover, scale, spill, parallax)
 
 
 def count_view(view: np.ndarray, to_mm: np.ndarray) -> list[sc.CavityReading]:
@@ -354,6 +364,33 @@ def pile_spill(view: np.ndarray, to_mm: np.ndarray, view_to_img: np.ndarray,
     return tuple(out)
 
 
+BARE_BAND = True  # a bare far band where the camera would show a pile: evidence against it
+
+
+def pit_parallax(to_mm: np.ndarray, view_to_img: np.ndarray,
+                 image_shape) -> tuple[float, ...] | None:
+    """Per cavity the mm by which a point 1 mm above the board top at the cavity's centre
+    shows shifted in the top view (parallax; :func:`board_camera`, the camera the board
+    fit implies, raised :data:`LIFT_MM`). NaN for the stores (as :func:`pile_spill`);
+    None without the photo's shape. A steep view gives ~0.05-0.2, an oblique one ~1.
+    Used with the spill (:func:`vision.seed_counting.bare_loglik`): a pile that rises
+    enough in a view with enough parallax covers the band beyond the far rim.
+    """
+    if image_shape is None:
+        return None
+    board_to_img = view_to_img @ np.linalg.inv(to_mm)
+    project = board_camera(board_to_img, image_shape)
+    to_board = np.linalg.inv(board_to_img)
+    out = [float("nan")] * len(pl.CAVITIES)
+    for k, c in enumerate(pl.CAVITIES):
+        if c.half:
+            continue
+        pts = np.array([[project(c.x, c.y, 0.0)], [project(c.x, c.y, LIFT_MM)]])
+        a, b = cv2.perspectiveTransform(pts, to_board).reshape(-1, 2)
+        out[k] = float(np.hypot(*(b - a))) / LIFT_MM
+    return tuple(out)
+
+
 # The empty-pit comparison (bowl_check) is off: on 7 simulator sets (A/B on 4cf907c,
 # 'benchmarks/wauri_recognition_cover.py DIR...') it changed the exact pits+stores (up to
 # 180°) by dev 4400 normal +5, 4401 hard +7, 4405 normal 0, 4406 hard 0, but held-out
@@ -412,11 +449,12 @@ COUNT_SHARPEN = 1.3  # exponent on the marginals given the total (renormalised p
 
 def count_confidences(visible, counts, max_count: int = 60, cover=None,
                       scale: float | None = None, spill=None,
-                      total: int | None = None) -> list[float]:
+                      total: int | None = None, parallax=None) -> list[float]:
     """Per cavity: P(true count == answered count | the readings).
 
     Without ``total``: each cavity's own visible peaks, cover and spill, flat prior
-    (``cover``/``scale``/``spill``: see :func:`vision.seed_counting.loglik_table`).
+    (``cover``/``scale``/``spill``/``parallax``: see
+    :func:`vision.seed_counting.loglik_table`).
     With ``total`` (the seeds in play, under the same soft prior :data:`TOTAL_WEIGHT`
     that :func:`best_counts` fits): the marginal given every cavity's reading and the
     total (:func:`vision.seed_counting.count_marginals`), so a count the total pins is
@@ -437,14 +475,15 @@ def count_confidences(visible, counts, max_count: int = 60, cover=None,
     but from 1.5 the top band claims 0.99 for 97 % right.
     """
     if total is not None:
-        marg = sc.count_marginals(visible, total, TOTAL_WEIGHT, STORES, cover, scale, spill)
+        marg = sc.count_marginals(visible, total, TOTAL_WEIGHT, STORES, cover, scale, spill,
+                                  parallax)
         if COUNT_SHARPEN != 1.0:
             marg = marg ** COUNT_SHARPEN
             marg /= marg.sum(1, keepdims=True)
         return [float(marg[i, c]) if c < marg.shape[1] else 0.0
                 for i, c in enumerate(counts)]
     ll = sc.loglik_table(visible, max(max_count, max(counts) + 1), STORES,
-                         cover=cover, scale=scale, spill=spill)
+                         cover=cover, scale=scale, spill=spill, parallax=parallax)
     p = np.exp(ll - ll.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     return [float(p[i, c]) for i, c in enumerate(counts)]
@@ -489,9 +528,11 @@ def best_counts(reading: BoardReading, total: int | None = GAME_SEEDS,
     """
     if total is None:
         return sc.most_likely(reading.visible, stores=STORES, cover=reading.cover,
-                              scale=reading.cover_scale, spill=reading.spill), []
+                              scale=reading.cover_scale, spill=reading.spill,
+                              parallax=reading.parallax), []
     counts, _penalty = sc.constrain_total(reading.visible, total, weight, STORES,
-                                          reading.cover, reading.cover_scale, reading.spill)
+                                          reading.cover, reading.cover_scale, reading.spill,
+                                          reading.parallax)
     if sc.STORE_SPLIT:
         counts = sc.split_stores(counts, reading.visible, STORES)
     warnings = []
@@ -767,7 +808,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.extend(w)
         warnings.append("the photo cannot tell whose move it is: to_move assumed south")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale, spill=reading.spill, total=total)
+                                 scale=reading.cover_scale, spill=reading.spill, total=total,
+                                 parallax=reading.parallax)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, "south")
         board_conf = float(np.prod(conf)) * min(1.0, reading.template_score / 0.5)
@@ -783,7 +825,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         warnings.append("no legal turn from the previous position explains the photo; "
                         "the raw reading is returned")
         conf = count_confidences(reading.visible, counts, cover=reading.cover,
-                                 scale=reading.cover_scale, spill=reading.spill, total=total)
+                                 scale=reading.cover_scale, spill=reading.spill, total=total,
+                                 parallax=reading.parallax)
         warnings.extend(pile_warnings(reading, counts, conf, total))
         answer = counts_to_state(counts, prev.to_move)
         answer.update({"pits": _pits_json(reading, counts, conf, False),
