@@ -525,8 +525,12 @@ round (the pile reaches the pit's edge before it stacks), ~2 mm beyond it: the r
 1.0-1.12 pit radii against the per-pixel median of the photo's 12 rings (share beyond 3
 noise levels, dev 15300/15301 + 14300/14301) is above 0.15 in 5 of 9 steep pits (parallax
 below 0.3) of 9-12 seeds and 2 of 4 of 13+, against 2 of 19 of 6-8 and 0-7 % of smaller
-ones (oblique: 76-79 % of 9+, 23 % of 6-8, 6-8 % of 0-5) -- a cue for the next session,
-not yet tried in the count.
+ones (oblique: 76-79 % of 9+, 23 % of 6-8, 6-8 % of 0-5). Tried quickly as evidence
+(share >= 0.15: log of a chance rising 0.07 -> 0.6-0.7 around 8.5 seeds, a lower share
+its complement), cached right fits on top of the bare band: steep pits only (parallax
+below 0.3) dev 15300 + 15301 616 -> 616 exact (|err| 444 -> 434), 14300 + 14301 610 ->
+610 (452 -> 454); every pit 1226 -> 1222 over the four sets (|err| 896 -> 818): the
+piles' |err| shrinks, their exact counts do not; not kept, held-out not looked at.
 """
 
 from __future__ import annotations
