@@ -331,6 +331,39 @@ skipped (:data:`SKIPPED_CANDIDATES`: the rest of the stage's outlines and the gr
 stage; each size's best grid): there a 12×12 line fit (0.64) finishes with evidence 1.0,
 corner error 0.05 cell (101 -> 2 wrong cells). No other field moved on the 120 dev and
 held-out photos; no board on 24 CARIBO / Wauri hard photos (15101, 15301) either way.
+Precision (the truth's empty-cell centres on the board plane, per photo mean / largest
+distance from the fitted cell centre, cells; corners): the finished field's crossings
+are whole pixels of 24-px-per-cell views, and a view nearly right measures every
+crossing at its ideal pixel, so up to half a pixel (0.02 cell) stays; mean per-cell
+error dev normal 0.018, dev hard 0.039 (lens-bent 4000×3000 fields #14/#15 at 0.06-0.09,
+the homography's floor there 0.05/0.08; a dense 12×12 at 45° tilt, #13, 0.05: its
+visible crossings are mostly tile gaps, shifted by the tiles' 3 mm parallax), held-out
+0.019 / 0.032. Tried and left off (:data:`POLISH_SCALE` 0): a last polish of the
+finished field, its crossings measured between pixels (parabola through the strongest
+response, :func:`vision.square_grid.refine_grid` ``subpixel``) in a grey view of 48 px
+per cell from the full photo, searched 0.15 cell, the local robust fit
+(:func:`_polish_field`): per-cell error dev normal 0.018 -> 0.009, dev hard 0.039 ->
+0.031, held-out 0.019 -> 0.009 / 0.032 -> 0.027 (the tile tops, what the cell reader
+samples on tiles, 0.041 -> 0.038 normal, held-out hard 0.057 -> 0.060: the parallax is
+not the plane's error); centroid or unclipped ridge responses measured the same. Boards
+(perfect / wrong cells, the other files frozen at HEAD): dev normal 19/40 -> 18/41, dev
+hard 13/190 -> 13/173, held-out normal 17/35 -> 18/35, held-out hard 8/128 -> 8/129, a
+second held-out pair 15290 normal 26/150 -> 26/151, 15291 hard 10/56 -> 10/58: held-out
+errors 369 -> 373 (the changed cells are glare-lit tiles, a yellow one-colour tile read as a
+joker, G read Y: the reader's, on fields moved 0.01-0.03 cell closer to the truth), and
+the polish costs ~15 ms a photo (~10 % of the field). Not kept; the tile tops lie
+0.04 (normal) to 0.06 (hard) cell off the plane's cells by parallax, more than the
+plane's own error after the polish: a view at the tiles' height (the camera's pose from
+the field's homography, 3 mm of 28) is where the reader's geometry could gain next.
+Speed, exact: refine_grid's medians of its 2r + 1 responses by a partition (the middle
+value, bit for bit np.median's; 0.08 against 0.4 ms a call, about 1 % of the field).
+Not fixed: held-out 15290 normal #4, a small 12×12 (14 tiles, 22 px per cell in
+1280×720) on a navy / dark-red / white floral cloth under 2980 K: the red and blue
+classes are the table's around every candidate, no ruler from the two left, the print's
+light region joins the cloth's white blots; no board found (the family of 11260 #6 and
+10258 #6). The candidate on the board has no outline from the sparse yellow and green
+markings left; the ring of every class instead follows the cloth's blots to the view's
+border (tried, no board either).
 """
 
 from __future__ import annotations

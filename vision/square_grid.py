@@ -381,8 +381,10 @@ def refine_grid(gray: np.ndarray, n: int, cell: float, margin: float,
     kk = np.arange(n + 1)
     xs = idx[kk[None, :], jx]             # xs[l, k]: vertical line k near row line l
     ys = idx[kk[None, :], jy]             # ys[k, l]: horizontal line l near column line k
-    wx = vx.max(axis=2) / (np.median(vx, axis=2) + 1e-3)
-    wy = vy.max(axis=2) / (np.median(vy, axis=2) + 1e-3)
+    # the median of the 2r + 1 (odd) responses is the middle one: by a partition, the
+    # same value as np.median (a fifth of its time)
+    wx = vx.max(axis=2) / (np.partition(vx, r, axis=2)[..., r] + 1e-3)
+    wy = vy.max(axis=2) / (np.partition(vy, r, axis=2)[..., r] + 1e-3)
     good = (wx > 1.5) & (wy.T > 1.5)      # [l, k]
     if subpixel:
         last = len(offs) - 1
