@@ -901,3 +901,61 @@ def test_a_red_clipped_triangles_own_reading_gives_way_to_its_tile_read_whole(mo
     monkeypatch.setattr(cr, "CELL_CLIPPED_PRIOR", 1.0)
     before = cr._cells_under_glare(post, tri, gain, local, clip, on, fit).argmax(-1)
     assert before.reshape(n_cells, 4)[4].tolist() == [2, 1, 0, 0]
+
+
+def _canonical_with_tiles(n: int, shift: tuple[float, float], codes: dict, seed: int = 0):
+    """A canonical view (uint8 BGR, :data:`CELL` px a cell plus the rim) of beige print
+    with grid lines and tiles whose four triangles are drawn moved by ``shift`` (dx, dy)
+    px from their cells, as a raised slab seen at a slant."""
+    from vision.colomino_field import CELL, MARGIN_CELLS
+
+    M = MARGIN_CELLS * CELL
+    size = 2 * M + n * CELL
+    img = np.zeros((size, size, 3), np.float64)
+    img[:] = (190, 205, 215)          # BGR beige
+    img[M::CELL, :] = img[:, M::CELL] = (120, 130, 140)
+    bgr = {"R": (40, 30, 200), "Y": (20, 190, 240), "G": (60, 140, 30), "B": (180, 80, 25)}
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
+    for (r, c), code in codes.items():
+        u = xx - (M + (c + 0.5) * CELL) - shift[0]
+        v = yy - (M + (r + 0.5) * CELL) - shift[1]
+        inside = (np.abs(u) < CELL / 2) & (np.abs(v) < CELL / 2)
+        for mask, letter in zip((v < -np.abs(u), u > np.abs(v), v > np.abs(u),
+                                 u < -np.abs(v)), code, strict=True):
+            img[inside & mask] = bgr[letter]
+    img += np.random.default_rng(seed).normal(0, 2, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shift", [(2.0, -1.0), (-1.5, 2.5), (0.0, 0.0)])
+def test_tile_offset_finds_where_the_tiles_triangles_lie(shift):
+    n = 6
+    codes = {(1, 1): "RYGB", (1, 2): "BGYR", (3, 4): "YRBG", (4, 2): "GGRB"}
+    canon = _canonical_with_tiles(n, shift, codes)
+    tiles = np.zeros((n, n), bool)
+    for rc in codes:
+        tiles[rc] = True
+    dx, dy = cr.tile_offset(canon, n, tiles)
+    assert abs(dx - shift[0]) < 0.6 and abs(dy - shift[1]) < 0.6
+    assert cr.tile_offset(canon, n, np.zeros((n, n), bool)) == (0.0, 0.0)
+
+
+def test_tiles_lying_off_their_cells_are_read_where_they_lie(monkeypatch):
+    """Raised tiles seen at a slant lie shifted from their printed cells (here 3 px
+    right and 2 up of a 24-px cell): read on the cells' own masks their triangles mix
+    with their neighbours and the print, read at :func:`tile_offset` they do not."""
+    n = 9
+    rng = np.random.default_rng(3)
+    codes = {(r, c): "".join(rng.choice(list("RYGB"), 4))
+             for r in range(3, 8) for c in range(2, 7) if rng.random() < 0.6}
+    canon = _canonical_with_tiles(n, (3.0, -2.0), codes)
+    monkeypatch.setattr(cr, "locate_field", lambda image: (np.eye(3), n, 1.0, canon))
+
+    def wrong() -> int:
+        rows = cr.recognize(canon)["rows"]
+        got = {(r, c): rows[r][c] for r in range(n) for c in range(n) if rows[r][c] != "."}
+        return sum(got.get(k) != v for k, v in codes.items()) + len(set(got) - set(codes))
+
+    assert wrong() == 0
+    monkeypatch.setattr(cr, "TILE_SHIFT_MAX", 0)
+    assert wrong() > 5

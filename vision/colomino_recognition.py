@@ -19,6 +19,9 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    channel, scoring just below the split and well above the plain cells beside it);
    such a tile's colours are judged by the photo's colour mixtures but not fitted into
    them.
+   The tiles' triangles are then read again where the tiles' own triangle pattern lies
+   (:func:`tile_offset`: a raised slab seen at a slant lies shifted from its printed
+   cell, one offset for the board), and their colours are read from that reading.
    Hues are labelled in CIE Lab after the board's global print balance, with centres
    re-estimated over the whole board (k-means on hue), then a Gaussian mixture in Lab in
    which every colour also has its own chance of being clipped by the camera (a warm
@@ -440,6 +443,35 @@ spot's unsure triangle; sure one-colour cells, printed fields, kept as read): de
 26, 53 -> 49 wrong cells (14201 #29 10 -> 6), boards unchanged, the four held-out sets
 unchanged in boards and cells (a few triangles inside wrong cells differ): helps dev
 only, not kept (a lead; 14200 #05 GYYG read YYYY stays so either way).
+Seeds 15200-15241 (session 15; dev 15200 normal / 15201 hard, held-out 15220/15221,
+30 each): cells flipping when the field moves a little
+(``benchmarks/colomino_cells_jitter.py``: the cached field's four corners moved by 0.04
+cell in x and y, 4 draws a photo, the canonical view warped again). Cause: the tiles are
+raised slabs, so at a slant their top faces lie shifted from the printed cells the field
+is fitted to, by 0-2 canonical px (0-0.09 cell) on dev normal, more on hard (photo
+15200 #1: 1 px left and 2 up); the triangle masks (gap 0.07 at the diagonals) then take
+the neighbouring triangle's colour in along a diagonal, a share that every small move of
+the field changes (a triangle's red mean 0.65 -> 0.53 for a 0.04-cell move; its red-clip
+share crossing 0.5 in 8-16 triangles per draw). :func:`tile_offset` finds the one
+offset (downhill over whole pixels within :data:`TILE_SHIFT_MAX`, then a parabola; the
+:data:`TILE_SHIFT_TILES` tiles whose triangles differ most) at which the tiles' whole
+triangles are the most uniform inside (within-triangle variance over mean square,
+summed over the tiles; the total falls to 0.3-0.6 of the centred one where the offset
+is 1-2 px), and the tiles' triangles and clip shares are read with the masks moved
+there (:func:`tile_means`); which cells are tiles and jokers is still decided on the
+grid's cells. Dev
+(cached field, boards perfect / wrong cells; moved, per set of 30, mean over the draws;
+flips in 120 draws): normal 22/28 -> 22/28, moved 21.0/31.3 -> 22.0/28.2, flips 37 -> 14;
+hard 16/35 -> 19/25, moved 13.8/54.2 -> 16.2/35.0, flips 118 -> 64; held-out normal
+23/21 -> 23/21, moved 21.5/26.8 -> 22.5/23.2, flips 30 -> 13; hard 10/68 -> 11/66, moved
+10.0/92.2 -> 11.0/71.2, flips 256 -> 138. CPU: the cell stage (field cached) 1.36x,
+about 13 ms a photo (a full-size search over 13 x 13 offsets and all tiles, and a view
+warped again from the photo, took 6x).
+Tried: every cell read at the tiles' offset (which cells are tiles and jokers too): dev
+cached 23/27 and 17/30, moved 22.0/28.0 and 16.8/35.0, flips 17 and 61 -- no better
+than the tiles alone, not kept. Offsets per region (the parallax grows towards the far
+side of the board) were not tried; flips left on hard are mostly jokers found or lost
+and tiles found or lost (decided on the grid's cells) and glare-lit colours.
 Boards on patterned tables (floral, gingham) in
 oblique views are often not found (no candidate outline close enough) or mis-fitted;
 recognition takes about 7 (normal) to 9 (hard) times the JPEG decode time of the photo
@@ -596,6 +628,11 @@ PROTO_MIN_PAIRS = 3
 #: tile as a whole (:func:`_cells_under_glare`): that reading takes the triangle's
 #: balanced green and blue with a grey glare, which the whole reading fits itself.
 CELL_CLIPPED_PRIOR = 0.2
+#: :func:`tile_offset`: the largest offset (canonical px, :data:`CELL` a cell) searched
+#: between the tiles' own triangle pattern and the printed grid's cells.
+TILE_SHIFT_MAX = 6
+#: ... from at most this many tiles, those whose triangles differ most (speed)
+TILE_SHIFT_TILES = 24
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -684,6 +721,119 @@ def read_canonical(canon: np.ndarray, n: int):
     rim = np.stack([_saturated_means(st.reshape(st.shape[0], n, CELL, 3)[:, :, a0:a1])
                     for st in strips])
     return tri, centre, rim
+
+
+def _offset_masks(c: int) -> np.ndarray:
+    """``(c², 4)`` masks of whole triangles N, E, S, W of a ``c``-px cell (no gap at the
+    diagonals, out to 0.42 of the cell from its centre) for :func:`tile_offset`: a
+    triangle pattern moved by a pixel mixes into them at once."""
+    t = (np.arange(c) + 0.5) / c - 0.5
+    v, u = np.meshgrid(t, t, indexing="ij")
+    r = np.maximum(np.abs(u), np.abs(v))
+    ring = (r > 0.08) & (r < 0.42)
+    m = [ring & (v < -np.abs(u)), ring & (u > np.abs(v)), ring & (v > np.abs(u)),
+         ring & (u < -np.abs(v))]
+    return np.stack([x.ravel().astype(np.float32) / max(1, x.sum()) for x in m], axis=1)
+
+
+def tile_offset(canon: np.ndarray, n: int, tiles: np.ndarray, reach: int = TILE_SHIFT_MAX,
+                tri: np.ndarray | None = None) -> tuple[float, float]:
+    """Where the tiles' triangles lie against the grid's cells: ``(dx, dy)`` canonical px.
+
+    A tile is a raised slab: seen at a slant its top face lies shifted from the printed
+    cell it covers (and the field's fit is off by a few hundredths of a cell), so the
+    triangle masks of :func:`read_canonical` mix a tile's neighbouring triangles along
+    their diagonals, the more or the less with every small move of the field. The
+    offset is the one at which the tiles' triangles (``tiles (n, n)`` bool; whole
+    triangles, :func:`_offset_masks`) are the most uniform inside: the sum over the
+    tiles of their triangles' variance over their mean square (linear RGB of ``canon``,
+    uint8 BGR). With ``tri (n, n, 4, 3)`` (the triangles' means) only the
+    :data:`TILE_SHIFT_TILES` tiles whose triangles differ most are used (one-colour
+    tiles show no diagonal). Searched downhill over whole pixels from ``(0, 0)``, within
+    ``reach``, and refined to a sub-pixel by a parabola through the least and its
+    neighbours in x and in y. ``(0, 0)`` without tiles.
+    """
+    cells = np.argwhere(tiles)
+    if len(cells) == 0:
+        return 0.0, 0.0
+    if tri is not None and len(cells) > TILE_SHIFT_TILES:
+        t = tri[tiles]
+        vary = (t.max(axis=1) - t.min(axis=1)).sum(axis=-1) / np.maximum(
+            t.mean(axis=(1, 2)), 1e-6)
+        cells = cells[np.sort(np.argsort(-vary, kind="stable")[:TILE_SHIFT_TILES])]
+    M = MARGIN_CELLS * CELL
+    P = min(int(reach), M)
+    W = CELL + 2 * P
+    lin = cv2.LUT(canon, _LINEAR_LUT[None]).astype(np.float32)
+    ar = np.arange(W)
+    ys = (M - P + cells[:, 0] * CELL)[:, None, None] + ar[None, :, None]
+    xs = (M - P + cells[:, 1] * CELL)[:, None, None] + ar[None, None, :]
+    X = lin[ys, xs].transpose(0, 3, 1, 2)                            # (T, 3, W, W)
+    X2 = X * X
+    m = _offset_masks(CELL)
+    T = len(cells)
+    V: dict = {}
+
+    def cost(i: int, j: int) -> float:
+        if (i, j) not in V:
+            if max(abs(i), abs(j)) > P:
+                V[i, j] = np.inf
+            else:
+                sl = (slice(None), slice(None), slice(P + i, P + i + CELL),
+                      slice(P + j, P + j + CELL))
+                mu = (X[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4)
+                var = (X2[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4) - mu * mu
+                V[i, j] = float((var.sum(axis=(1, 2)) / np.maximum(
+                    (mu * mu).sum(axis=(1, 2)), 1e-8)).sum())
+        return V[i, j]
+
+    i = j = 0
+    while True:
+        step = min((cost(i + a, j + b), a, b) for a in (-1, 0, 1) for b in (-1, 0, 1))
+        if step[1] == step[2] == 0:
+            break
+        i, j = i + step[1], j + step[2]
+
+    def refine(a: float, b: float, c: float) -> float:
+        den = a - 2.0 * b + c
+        ok = np.isfinite(a) and np.isfinite(c) and den > 0
+        return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if ok else 0.0
+
+    dy = i + refine(cost(i - 1, j), cost(i, j), cost(i + 1, j))
+    dx = j + refine(cost(i, j - 1), cost(i, j), cost(i, j + 1))
+    return float(dx), float(dy)
+
+
+def tile_means(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The triangle means and clipped shares of the cells ``tiles (n, n)`` bool read
+    ``(dx, dy)`` canonical px from their cells (:func:`tile_offset`): the masks of
+    :func:`read_canonical` moved by that much (bilinear weights, as a view moved by a
+    sub-pixel). Returns ``(tri, clip)``, both ``(n, n, 4, 3)`` (RGB; zero off the
+    tiles), as :func:`read_canonical`'s triangles and :func:`clipped_fraction`."""
+    cells = np.argwhere(tiles)
+    M = MARGIN_CELLS * CELL
+    P = min(int(np.ceil(max(abs(dx), abs(dy)))) + 1, M)
+    W = CELL + 2 * P
+    masks = _cell_masks(CELL)
+    A = np.array([[1.0, 0.0, P + dx], [0.0, 1.0, P + dy]])
+    m = np.stack([cv2.warpAffine(masks[k], A, (W, W), flags=cv2.INTER_LINEAR).ravel()
+                  for k in "NESW"], axis=1)                          # (W², 4)
+    ar = np.arange(W)
+    ys = (M - P + cells[:, 0] * CELL)[:, None, None] + ar[None, :, None]
+    xs = (M - P + cells[:, 1] * CELL)[:, None, None] + ar[None, None, :]
+    patch = canon[ys, xs][..., ::-1]                                 # (T, W, W, 3) RGB
+    T = len(cells)
+
+    def means(a: np.ndarray) -> np.ndarray:
+        return (a.transpose(0, 3, 1, 2).reshape(T * 3, -1) @ m).reshape(T, 3, 4).transpose(
+            0, 2, 1)
+
+    tri = np.zeros((n, n, 4, 3), np.float32)
+    clip = np.zeros((n, n, 4, 3), np.float32)
+    tri[tiles] = means(_LINEAR_LUT[patch])
+    clip[tiles] = means((patch >= CLIP_LEVEL).astype(np.float32))
+    return tri, clip
 
 
 def clipped_fraction(canon: np.ndarray, n: int, level: int = CLIP_LEVEL) -> np.ndarray:
@@ -1847,23 +1997,13 @@ def _rim_mismatch(rim: dict[str, str], layout: Layout) -> int:
 
 
 # ----------------------------------------------------------------------------- main
-def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
-    """Read a Colomino photo (``(H, W, 3)`` uint8 BGR) into the SPEC answer.
-
-    ``previous``: the last confirmed state (JSON text or object) → adds ``"placed"`` and
-    ``"explained"``. ``calibration`` is accepted for interface compatibility (unused).
-    """
-    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 64:
-        raise NothingFound("no board found")
-    prev_state = _parse_previous(previous) if previous is not None else None
-    Hc, n, grid_score, canon = locate_field(image)
-    M = MARGIN_CELLS * CELL
-    tri, centre, rim_lin = read_canonical(canon, n)
-    gain = white_balance(tri, centre)
-    if not np.all(np.isfinite(gain)) or float(gain.min()) < MIN_PRINT_CHANNEL:
-        # the "print" has a (near-)black channel: a saturated patch of table or a tile
-        # heap fitted as a board, never Colomino's printed field under any lamp
-        raise NothingFound("no board found")
+def _cell_kinds(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray, canon: np.ndarray,
+                n: int) -> tuple:
+    """Steps 4 and 6 up to the tiles' colours: which cells hold tiles, jokers, glare-
+    washed and paled tiles, from the triangle and centre means ``tri (n, n, 4, 3)``,
+    ``centre (n, n, 3)`` (linear RGB, of the canonical view ``canon``) under the print
+    balance ``gain (3,)``. Returns ``(local, loo, cell_score, thr, pale, is_tile, jokers,
+    not_joker, washed, solid)``."""
     # plain cells and tiles are told apart against the print beside them (local light)
     local, loo = print_field(tri, centre, gain)
     tri_n = tri / local[:, :, None, :]
@@ -1889,6 +2029,38 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile) & not_joker
     is_tile |= solid
     washed |= solid
+    return local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid
+
+
+def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
+    """Read a Colomino photo (``(H, W, 3)`` uint8 BGR) into the SPEC answer.
+
+    ``previous``: the last confirmed state (JSON text or object) → adds ``"placed"`` and
+    ``"explained"``. ``calibration`` is accepted for interface compatibility (unused).
+    """
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 64:
+        raise NothingFound("no board found")
+    prev_state = _parse_previous(previous) if previous is not None else None
+    Hc, n, grid_score, canon = locate_field(image)
+    M = MARGIN_CELLS * CELL
+    tri, centre, rim_lin = read_canonical(canon, n)
+    gain = white_balance(tri, centre)
+    if not np.all(np.isfinite(gain)) or float(gain.min()) < MIN_PRINT_CHANNEL:
+        # the "print" has a (near-)black channel: a saturated patch of table or a tile
+        # heap fitted as a board, never Colomino's printed field under any lamp
+        raise NothingFound("no board found")
+    kinds = _cell_kinds(tri, centre, gain, canon, n)
+    # the tiles' colours read where their triangles lie: a raised slab seen at a slant
+    # (and a field fitted a little off) shifts them from the printed cell
+    clip_t = None
+    if TILE_SHIFT_MAX > 0 and kinds[5].any():
+        dx, dy = tile_offset(canon, n, kinds[5], tri=tri)
+        if dx or dy:
+            tri_t, clip_t = tile_means(canon, n, kinds[5], dx, dy)
+            tri = np.where(kinds[5][..., None, None], tri_t, tri)
+    local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid = kinds
+    tri_n = tri / local[:, :, None, :]
+    sat = (tri_n.max(axis=-1) - tri_n.min(axis=-1)) / np.maximum(tri_n.max(axis=-1), 1e-4)
     # hues after the board's global print balance (a tinted print would bend the hues
     # if every cell were balanced on its own)
     tri_lab = linear_to_lab(tri / gain)
@@ -1909,6 +2081,8 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     # and shade stretch each colour's cluster its own way, which hue alone cannot follow
     on_tiles = np.broadcast_to(is_tile[..., None], labels.shape)
     clip_rgb = clipped_fraction(canon, n)
+    if clip_t is not None:
+        clip_rgb = np.where(is_tile[..., None, None], clip_t, clip_rgb)
     clip_frac = clip_rgb.max(axis=-1)
     # a washed tile's paled colours are judged by the mixture, not fitted into it
     fit = ~np.broadcast_to(washed[..., None], labels.shape)[on_tiles]
