@@ -631,3 +631,36 @@ def test_refine_grid_subpixel_measures_a_field_between_pixels(shift):
         assert err <= tol, (subpixel, err)
     plain = sg.refine_grid(view, n, cell, margin, search=0.15)
     assert float(np.abs(cv2.perspectiveTransform(pts, plain)[0] - pts[0]).max()) < 1e-6
+
+
+@pytest.mark.parametrize("tilt,yaw,focal", [(35.0, 20.0, None), (45.0, -60.0, None),
+                                             (3.0, 10.0, 1500.0)])
+def test_raised_homography_maps_the_tiles_tops_onto_their_cells(tilt, yaw, focal):
+    """A pinhole camera (principal point at the centre) looking down at a 12×12 board:
+    points 3/28 cell above the board, seen through the raised view, land on their cells
+    (the focal length found from the board's plane when tilted; given when frontal)."""
+    w, h, f = 1920, 1080, 1500.0
+    K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
+    a, b = np.radians(tilt), np.radians(yaw)
+    Rz = np.array([[np.cos(b), -np.sin(b), 0], [np.sin(b), np.cos(b), 0], [0, 0, 1.0]])
+    Rx = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    R = Rx @ Rz @ np.diag([1.0, 1.0, -1.0])  # board z up, towards the camera
+    t = -R @ np.array([6.0, 6.0, 0.0]) + np.array([0.0, 0.0, 30.0])
+
+    def project(p):  # board cells (x, y, z) -> photo px
+        q = (K @ (R @ np.asarray(p, float).T + t[:, None])).T
+        return q[:, :2] / q[:, 2:]
+
+    M, k = cf.MARGIN_CELLS * cf.CELL, cf.CELL
+    A = np.array([[k, 0, M], [0, k, M], [0, 0, 1.0]])
+    G = K @ np.column_stack([R[:, 0], R[:, 1], t])
+    Hc = A @ np.linalg.inv(G)
+    cells = np.array([[x + 0.5, y + 0.5] for x in range(12) for y in range(12)])
+    z = cf.TILE_HEIGHT_CELLS
+    tops = project(np.column_stack([cells, np.full(len(cells), z)]))
+    want = cells * k + M
+    plane = cv2.perspectiveTransform(tops[None], Hc)[0]
+    raised = cv2.perspectiveTransform(tops[None], cf.raised_homography(Hc, (h, w), focal=focal))[0]
+    assert np.abs(raised - want).max() / k < 1e-6
+    if tilt > 10:
+        assert np.abs(plane - want).max() / k > 0.03  # the parallax the plane's view keeps

@@ -353,8 +353,14 @@ errors 369 -> 373 (the changed cells are glare-lit tiles, a yellow one-colour ti
 joker, G read Y: the reader's, on fields moved 0.01-0.03 cell closer to the truth), and
 the polish costs ~15 ms a photo (~10 % of the field). Not kept; the tile tops lie
 0.04 (normal) to 0.06 (hard) cell off the plane's cells by parallax, more than the
-plane's own error after the polish: a view at the tiles' height (the camera's pose from
-the field's homography, 3 mm of 28) is where the reader's geometry could gain next.
+plane's own error after the polish: a view at the tiles' height is where the reader's
+geometry can gain next. :func:`raised_homography` gives it (the camera's pose from the
+field's homography, the focal length from the board's two orthogonal directions: within
+a few % of the renderer's on tilted views; 3 mm of 28): the tile tops' mean distance from
+their cells falls from 0.041 / 0.062 / 0.042 / 0.057 cell (dev normal / hard, held-out
+normal / hard) to 0.028 / 0.039 / 0.030 / 0.046 (with the polish above 0.024 / 0.035 /
+0.026 / 0.043). Not used yet: the cell reader (colomino_recognition) would read the tiles'
+triangles in that view and the print and rim markings in the board's.
 Speed, exact: refine_grid's medians of its 2r + 1 responses by a partition (the middle
 value, bit for bit np.median's; 0.08 against 0.4 ms a call, about 1 % of the field).
 Not fixed: held-out 15290 normal #4, a small 12×12 (14 tiles, 22 px per cell in
@@ -1178,6 +1184,54 @@ def _polish_field(image: np.ndarray, image_gray: np.ndarray, n: int, Hc: np.ndar
         return None
     Hc2 = Hr @ Hc
     return Hc2, cv2.warpPerspective(image, Hc2, (size, size), flags=cv2.INTER_LINEAR)
+
+
+#: A tile's height over the board's cell pitch (3 mm tiles on 28 mm cells).
+TILE_HEIGHT_CELLS = 3.0 / 28.0
+
+
+def raised_homography(Hc: np.ndarray, image_shape, height: float = TILE_HEIGHT_CELLS,
+                      focal: float | None = None) -> np.ndarray:
+    """The homography from the photo to the canonical view of a plane ``height`` cells
+    above the board (the tiles' tops): ``Hc`` (photo → canonical view of the board's
+    plane, :func:`locate_field`) corrected for the parallax of raised surfaces, which a
+    tilted camera sees shifted away from it (3 mm tiles: 0.04-0.1 cell). The camera's
+    pose comes from ``Hc`` (principal point at the photo's centre, square pixels; the
+    focal length from the two orthogonal board directions, or ``focal`` px when given;
+    a nearly frontal view, where it is unobservable, takes 0.85 of the photo's long
+    side — the parallax is small there). ``image_shape``: the photo's ``(h, w, ...)``.
+
+    Not used by :func:`locate_field` (session 15): measured against the rendered tiles'
+    true tops (dev 15250/15251, held-out 15270/15271) the tile tops lie 0.041 / 0.062 /
+    0.042 / 0.057 cell (mean) from the board plane's cell centres, and 0.028 / 0.039 /
+    0.030 / 0.046 from this view's."""
+    h, w = image_shape[:2]
+    k = CELL  # canonical px per cell; the board's plane in cells
+    M = MARGIN_CELLS * CELL
+    A = np.array([[k, 0, M], [0, k, M], [0, 0, 1.0]])  # cells -> canonical px
+    C = np.array([[1.0, 0, (w - 1) / 2.0], [0, 1.0, (h - 1) / 2.0], [0, 0, 1.0]])
+    G = np.linalg.inv(C) @ np.linalg.inv(Hc) @ A  # board cells -> centred photo px
+    g1, g2, g3 = G[:, 0], G[:, 1], G[:, 2]
+    if focal is None:
+        den = g1[2] * g2[2]
+        f2 = -(g1[0] * g2[0] + g1[1] * g2[1]) / den if abs(den) > 1e-18 else -1.0
+        f = float(np.sqrt(f2)) if f2 > 0 else 0.0
+        if not 0.4 * max(h, w) < f < 3.0 * max(h, w):
+            f = 0.85 * max(h, w)
+    else:
+        f = float(focal)
+    K = np.diag([f, f, 1.0])
+    Ki = np.diag([1.0 / f, 1.0 / f, 1.0])
+    lam = float(np.linalg.norm(Ki @ g1))
+    r1 = Ki @ g1 / lam
+    r2 = Ki @ g2 / float(np.linalg.norm(Ki @ g2))
+    r3 = np.cross(r1, r2)
+    r3 /= float(np.linalg.norm(r3))
+    if float(np.dot(r3, Ki @ g3)) > 0:  # the normal points to the camera's side
+        r3 = -r3
+    Gz = G.copy()
+    Gz[:, 2] = g3 + height * lam * (K @ r3)
+    return A @ np.linalg.inv(C @ Gz)
 
 
 def _same_field(n: int, Hc: np.ndarray, m: int, Hu: np.ndarray, tol: float = 1.0) -> bool:
