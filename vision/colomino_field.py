@@ -360,7 +360,19 @@ a few % of the renderer's on tilted views; 3 mm of 28): the tile tops' mean dist
 their cells falls from 0.041 / 0.062 / 0.042 / 0.057 cell (dev normal / hard, held-out
 normal / hard) to 0.028 / 0.039 / 0.030 / 0.046 (with the polish above 0.024 / 0.035 /
 0.026 / 0.043). Not used yet: the cell reader (colomino_recognition) would read the tiles'
-triangles in that view and the print and rim markings in the board's.
+triangles in that view and the print and rim markings in the board's. Tried and dropped:
+:func:`locate_field` returning the raised view itself (the reader unchanged, reading
+print, rim and tiles there): boards (perfect / wrong cells) held-out 15270 17/35 ->
+17/36, 15271 8/128 -> 7/208, 15290 26/150 -> 27/149, 15291 10/56 -> 10/138, dev hard
+13/190 -> 10/131 (#6's 101 -> 2 from SKIPPED_CANDIDATES, the rest 89 -> 129): the
+hard boards lose cells widely (15271 #21 1 -> 29, #28 0 -> 17), so the reader relies on
+more than the tiles' centres, and the field itself is not always the board's plane:
+on dense boards most visible crossings are the gaps between tiles, seen at the tops'
+height, so the field already lies near the tops and the raised view moves it twice
+(15271 #5 and #21: tile tops 0.037 / 0.040 cell from the plane view's cells, 0.081 /
+0.110 from the raised one, either sign of the height alike; with the renderer's focal
+length too). A raised view needs the crossing fit to tell the print's crossings from the
+tiles' gaps (or to fit each plane by its own crossings) first.
 Speed, exact: refine_grid's medians of its 2r + 1 responses by a partition (the middle
 value, bit for bit np.median's; 0.08 against 0.4 ms a call, about 1 % of the field).
 Not fixed: held-out 15290 normal #4, a small 12×12 (14 tiles, 22 px per cell in
@@ -1204,7 +1216,9 @@ def raised_homography(Hc: np.ndarray, image_shape, height: float = TILE_HEIGHT_C
     Not used by :func:`locate_field` (session 15): measured against the rendered tiles'
     true tops (dev 15250/15251, held-out 15270/15271) the tile tops lie 0.041 / 0.062 /
     0.042 / 0.057 cell (mean) from the board plane's cell centres, and 0.028 / 0.039 /
-    0.030 / 0.046 from this view's."""
+    0.030 / 0.046 from this view's — but on dense boards the field found follows the
+    gaps between tiles, already at the tops' height, and this view moves it twice (see
+    session 15 in the module docstring)."""
     h, w = image_shape[:2]
     k = CELL  # canonical px per cell; the board's plane in cells
     M = MARGIN_CELLS * CELL
