@@ -684,12 +684,13 @@ def test_batched_window_cells_and_mapping_bit_for_bit():
             assert score == ref
 
 
-def _cells_as_reference(Hs, paint, nears):
-    """:func:`caribo_lattice._cells_many` of ``paint`` (threshold 0.5), asserted equal
-    to the per-lattice reference (window cells, interior samples' mean) lattice by
-    lattice; returns its answer."""
+def _cells_as_reference(Hs, paint, nears, maps=None):
+    """:func:`caribo_lattice._cells_many` of ``paint`` (threshold 0.5, with its
+    :class:`caribo_lattice.PaintMaps` ``maps`` or none), asserted equal to the
+    per-lattice reference (window cells, interior samples' mean) lattice by lattice;
+    returns its answer."""
     inn = hexlattice.interior_offsets()
-    got = caribo_lattice._cells_many(Hs, paint, 0.5, nears)
+    got = caribo_lattice._cells_many(Hs, paint, 0.5, nears, maps)
     for H, near, g in zip(Hs, nears, got, strict=True):
         c_ref, w_ref = _window_cells_reference(H, paint.shape, near)
         f = hexlattice.sample_bilinear(paint, hexlattice.apply_homography(
@@ -719,8 +720,9 @@ def test_sure_cells_are_sure_and_skipping_them_is_exact():
     """Session 14: cells whose samples surely all miss the paint (or all read fully
     painted pixels) are not sampled (:func:`_sure_cells`); every such cell's samples
     really are all 0 (or all 1 within rounding), both kinds occur, and
-    :func:`_cells_many` (the distance maps made once a mask is seen again) answers
-    bit for bit as the per-lattice reference, also after the mask is changed in place."""
+    :func:`_cells_many` with the mask's distance maps (:class:`PaintMaps`) answers
+    bit for bit as the per-lattice reference, as without them, also for a changed mask
+    (session 15: maps passed instead of a module-global cache)."""
     rng = np.random.default_rng(14)
     shape = (400, 600)
     Hs = _random_lattices(rng, 40)
@@ -730,17 +732,21 @@ def test_sure_cells_are_sure_and_skipping_them_is_exact():
     cv2.ellipse(paint, (300, 200), (160, 100), 30, 0, 360, 1.0, -1)
     cv2.circle(paint, (80, 330), 40, 1.0, -1)
     inn = hexlattice.interior_offsets()
-    caribo_lattice._cells_many(Hs, paint, 0.5, nears)  # first sight: no maps yet
     _, world, owner, _, centres = caribo_lattice._window_cells_centres(Hs, shape, nears)
     coef = caribo_lattice._stacked(Hs)
-    off, on = caribo_lattice._sure_cells(coef, owner, world, centres, inn, paint)
+    none = caribo_lattice._sure_cells(coef, owner, world, centres, inn, None)
+    assert not none[0].any() and not none[1].any()  # without maps every cell is sampled
+    off, on = caribo_lattice._sure_cells(coef, owner, world, centres, inn,
+                                         caribo_lattice.PaintMaps(paint))
     assert off.sum() > 500 and on.sum() > 20 and not (off & on).any()
     samples = hexlattice.sample_bilinear(paint, caribo_lattice._map_rows(
         coef, owner, world[:, None] + inn[None]))
     assert (samples[off] == 0.0).all() and (samples[on] > 0.999).all()
     for _ in range(2):
-        got = _cells_as_reference(Hs, paint, nears)
-        paint[150:250, 420:560] = 1.0  # changed in place: measured again
+        got = _cells_as_reference(Hs, paint, nears, caribo_lattice.PaintMaps(paint))
+        assert all(np.array_equal(a, b) for a, b in zip(
+            got, _cells_as_reference(Hs, paint, nears), strict=True))
+        paint[150:250, 420:560] = 1.0  # a changed mask: new maps
     assert sum(map(len, got)) > 50
 
 
@@ -835,7 +841,7 @@ def test_regrowth_choice_keeps_the_better_outline_fit_at_the_same_pitch(monkeypa
 
     def chosen(plain, affine):
         monkeypatch.setattr(caribo_lattice, "_regrow_both",
-                            lambda starts, signal, mask: ([plain], [affine]))
+                            lambda starts, signal, mask, maps=None: ([plain], [affine]))
         out = caribo_lattice._regrow_chosen([(plain, 40.0, c0)], ridges, paint, bbox)[0]
         return "affine" if out is affine else "plain"
 
@@ -956,3 +962,40 @@ def test_props_do_not_set_a_small_figures_line_directions(monkeypatch):
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
     monkeypatch.setattr(caribo_lattice, "FIGURE_DIRECTIONS", None)
     assert not any(_candidates_on_own_cells(lab, paint, scale, pieces))
+
+
+
+def test_finer_lattices_without_outlines_are_dropped():
+    """Session 15, small figures (dev 2t 14103, 3t 14102 of session 14): the right lattice
+    was the first candidate, read exactly (quality 2.0 / 3.0), but finer lattices from
+    other seeds were kept, and the reader, whose quality sums over cells, took their 8-
+    and 10-tile readings (2.24 / 3.33). Their cells' mean outline contrast was a third to
+    a half of the right lattice's (:func:`cell_outlines`, per cell, whatever the count).
+    Synthetic: the outlines of two tiles; a lattice at 0.55 of their pitch and one of
+    their pitch half a cell off are dropped (:data:`caribo_lattice.OUTLINE_KEEP`), the
+    tiles' lattice is kept, and a candidate without cells on the paint stays."""
+    signal = np.zeros((300, 360), np.float32)
+    paint = np.zeros_like(signal)
+    true = hexlattice.affine_lattice_homography(np.array([60.0, 0.0]),
+                                                np.array([30.0, 52.0]), np.array([150., 150.]))
+    verts = hexlattice.hex_vertices(1.0 / math.sqrt(3.0))
+    for cell in ([0.0, 0.0], [1.0, 0.0]):
+        poly = hexlattice.apply_homography(true, np.array(cell) + verts)
+        cv2.polylines(signal, [np.round(poly).astype(np.int32)], True, 1.0, 3)
+        cv2.fillPoly(paint, [np.round(poly).astype(np.int32)], 1.0)
+    signal = cv2.GaussianBlur(signal, (0, 0), 1.0)
+    finer = hexlattice.affine_lattice_homography(np.array([33.0, 0.0]),
+                                                 np.array([16.5, 28.6]), np.array([152., 147.]))
+    shifted = caribo_lattice._shifted(true, [0.5, 0.0])
+    far = hexlattice.affine_lattice_homography(np.array([2000.0, 0.0]),
+                                               np.array([1000.0, 1732.0]), np.array([1300., 1300.]))
+    lattices = [finer, true, shifted, far]
+    finals = [caribo_lattice.cells_on_mask(H, paint, 30.0) for H in lattices]
+    assert [len(c) > 0 for c in finals] == [True, True, True, False]
+    assert len(finals[0]) > len(finals[1])  # the finer lattice puts more cells on it
+    out = [(H, None, None, 30.0) for H in lattices]
+    means = caribo_lattice.cell_outlines(lattices, finals, signal)
+    assert means[0] < 0.5 * means[1] and means[2] < 0.5 * means[1] and math.isnan(means[3])
+    kept, mixed = caribo_lattice._drop_unoutlined(out, [0.1, 0.2, 0.3, 0.4], finals, signal)
+    assert [lat[0] is H for lat, H in zip(kept, [true, far], strict=True)] == [True, True]
+    assert mixed == [0.2, 0.4]

@@ -11,7 +11,8 @@ cell by cell from its seed (a refit on evidence measured all over the figure,
 Candidates far below their seed's best are not refined, and a refined candidate that
 puts the same cells on the figure as an earlier one is dropped.
 The candidates (best first) go to the tile reader, which reads every one and picks the
-one whose reading explains most.
+one whose reading explains most; a candidate whose cells show far less tile outline per
+cell than the best candidate's is not returned (:data:`OUTLINE_KEEP`, session 15).
 
 Speed (CPU, 800 px detection image, shared 2-core machine): median about 0.5 s per photo
 with three seeds (0.36 s with two, :data:`SEEDS`) and without the figure-wide refit,
@@ -199,8 +200,8 @@ clock of a machine at load 30-50 inflates the C calls; find_lattice is about 64 
 samples surely all miss the paint, or (cells test) all read fully painted pixels, are
 not sampled (:func:`_sure_cells`: a bound on how far a cell's samples lie from its centre
 under its homography, against the mask's exact distance maps, made once a mask is seen
-a second time, :func:`_mask_distances`): 79 % of the sampled cells read 0 and 8 % read
-1; (b) the window ranges of all lattices of a batch are mapped at once
+a second time; since session 15 once per search, :class:`PaintMaps`): 79 % of the sampled
+cells read 0 and 8 % read 1; (b) the window ranges of all lattices of a batch are mapped at once
 (:func:`_axial_ranges`, thousands of small Python calls per photo); (c) the 5 × 5 dilation
 idiom is one helper (:func:`_grown`). Measured in the commits (recognize JSON identical
 on 110 photos including 24 small figures, 14060 hard / 14070 normal, there 0.89x).
@@ -211,7 +212,33 @@ candidate at the true scale (closest 0.82), #13 right candidate later, #1 / #8 r
 first (reader, one tile); normal #20 and #23 (one six-tile figure, 34SW W 34BW 12WS 56WB
 56SB) no candidate at the true scale: its white and silver segments are not paint, so
 the paint holds 4800-6000 of about 21000 figure pixels and the true lattice's cells are
-cut by the paint outline (a paint-mask cause, not the search)."""
+cut by the paint outline (a paint-mask cause, not the search).
+
+Session 15, the lattice choice (small figures ``caribo_small_figures.py`` dev 15010
+normal / hard, held-out 15060 normal / hard; big dev 15000 normal / 15001 hard, held-out
+15050 / 15051). The reader keeps the candidate whose reading has the highest quality, a
+sum over the cells read (expected right minus wrong tiles), so a lattice finer than the
+tiles reads more cells and can win: dev 2t 14103 and 3t 14102 of session 14 had the right
+lattice first, read exactly at 2.0 / 3.0, and lost to 8- and 10-tile readings (2.24 /
+3.33) of finer lattices from the other seeds (a seed's own finer candidates are dropped
+by the small-figure rules, another seed's were not). Measured per cell instead, the
+evidence is the other way round: the mean outline contrast of a candidate's cells on the
+paint (:func:`cell_outlines`: ridge on the honeycomb minus inside, as the regrowth scores
+it) is 2-4 times higher for the right lattice (2t 14103: 20.6 against 4.4-7.0; big normal
+photos: right 6-21, wrong 0.7-8), because every true cell has a tile's gap or the
+figure's edge all round it and a finer or shifted cell runs through the tiles' faces. On
+24 dev small and 22 dev big normal photos with a right candidate, the best candidate by
+that mean was always a right one, and no right one fell below 0.66 of it; wrong
+candidates reached 0.8. :data:`OUTLINE_KEEP` drops the candidates below half the best
+(measured there, on 193 photos). On photos of very low outline contrast (held-out 1t / 2t
+15067: every candidate's mean below 1.5, the right ones' near 0) the rule follows noise;
+those were misread either way. Tried first: dropping every finer candidate across seeds
+when one lattice's one to three cells are the whole figure (:func:`small_figure_fits`'
+fill and explained thresholds): it never fired on the refined lattices of 14103 / 14102
+(fill 0.98 but explained 0.75: the paint holds side faces and shadows; fill 0.76 where a
+segment is coloured like the table). Speed: :class:`PaintMaps` replaces the module-global
+distance-map cache (made once per search and passed down, so the first sampling of the
+paint skips its sure cells too; find_lattice bit for bit)."""
 
 from __future__ import annotations
 
@@ -335,10 +362,11 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     blobs = cv2.connectedComponents(paint.astype(np.uint8), connectivity=8)[1]
     areas = np.bincount(blobs.ravel())  # pixels per paint region
     paint = paint.astype(np.float32)  # sampled many times below: convert once
+    maps = PaintMaps(paint)  # its distance maps, for the cells surely off or on it
     per_seed = []
     for c0 in seeds:
         ranked = _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs,
-                                  areas)
+                                  areas, maps)
         if ranked:
             # candidates far below the seed's best are never the lattice read: not refined
             top = max(score for score, _, _ in ranked)
@@ -360,31 +388,48 @@ def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
             pitch0 = whole[1]
             order = [whole] + [s for s in order if s[1] > SMALL_FINER * pitch0]
     starts = order[:LATTICE_ALTERNATIVES]
-    refined = _refine_many(starts, signal, paint, bbox, lab_det=lab_det)
+    refined = _refine_many(starts, signal, paint, bbox, lab_det=lab_det, maps=maps)
     if AFFINE_EXTRA and not AFFINE_START:
         # each seed's best start regrown again with an affine first step, as a candidate
         # of its own (the reader keeps the reading that explains most)
         extra = starts[:len(per_seed) + (whole is not None)]
         starts = starts + extra
-        refined = refined + _refine_many(extra, signal, paint, bbox, affine=True)
+        refined = refined + _refine_many(extra, signal, paint, bbox, affine=True, maps=maps)
     on_paint = _cells_many(refined, paint, 0.5,
-                           [_paint_window(bbox, pitch) for _, pitch, _ in starts])
+                           [_paint_window(bbox, pitch) for _, pitch, _ in starts], maps)
     mixed = []  # each returned candidate's mixed-segment fraction (MIXED_PRUNE)
+    finals = []  # each returned candidate's cells on the paint
     for (_, pitch, _), Hr, cells in zip(starts, refined, on_paint, strict=True):
         centres = hexlattice.apply_homography(Hr, hexlattice.axial_to_world(cells))
         if any(same_lattice(Hk, ck, Hr, centres) for Hk, ck in kept):
             continue  # the reader would read the same cells again
         kept.append((Hr, centres))
         out.append((Hr, edges, ridges, pitch))
+        finals.append(cells)
         if MIXED_PRUNE:
             mixed.append(mixed_segments(lab_det, Hr, cells) if len(cells) else 1.0)
+    return _candidates_kept(out, mixed, finals, signal, whole is not None)
+
+
+def _candidates_kept(out, mixed, finals, signal, hull: bool) -> list:
+    """The refined candidates ``out`` (each ``(H, edges, ridges, pitch)``, their
+    mixed-segment fractions ``mixed`` and cells on the paint ``finals``) that
+    :func:`find_lattice` returns, in order: those with too little outline evidence per
+    cell dropped (:data:`OUTLINE_KEEP`), then those far more mixed than the best
+    (:data:`MIXED_PRUNE`), the least mixed first (:data:`MIXED_ORDER`, unless ``hull``:
+    a small figure's hull fit leads)."""
+    if OUTLINE_KEEP and len(out) > 1:
+        # a true lattice has a tile's outline around every cell on the figure; a finer or
+        # shifted one runs through the tiles' faces: its mean outline contrast per cell
+        # is far below the true one's, however many cells its reading adds up
+        out, mixed = _drop_unoutlined(out, mixed, finals, signal)
     if MIXED_PRUNE and out:
         # a tile's six segments are each one colour: a lattice whose cells on the paint
         # cut across tiles (a coarser one, or the tiles' scale half a cell off) has
         # segments of several colours, far more than the best candidate's
         limit = max(MIXED_FLOOR, MIXED_RATIO * min(mixed))
         pairs = [(lat, m) for lat, m in zip(out, mixed, strict=True) if m <= limit]
-        if MIXED_ORDER and whole is None:
+        if MIXED_ORDER and not hull:
             # the most uniform segments first (a small figure's hull fit stays first)
             pairs.sort(key=lambda pm: pm[1])
         out = [lat for lat, _ in pairs]
@@ -657,6 +702,46 @@ def small_figure_fits(H: np.ndarray, cells: np.ndarray, paint: np.ndarray,
     return fill >= SMALL_FILL and explained >= SMALL_EXPLAINED
 
 
+OUTLINE_KEEP: float | None = 0.5
+"""A candidate whose cells on the paint have a mean outline contrast
+(:func:`cell_outlines`) below this fraction of the best candidate's is dropped (None:
+none is). Size-independent per-cell evidence, where the reader's quality sums over
+cells: a finer lattice on a small figure reads more cells (module docstring, session
+15). Measured (same process, same candidates but for this; working tree with another
+engineer's uncommitted paint-mask change in vision/caribo_recognition.py), None -> 0.5,
+boards perfect / tile errors: small figures dev 15010 normal 36 25/46 -> 26/23, dev
+15010 hard 24 15/30 -> 15/25, held-out 15060 normal 24 17/13 -> 18/12, held-out 15060
+hard 24 11/38 -> 12/26; big dev 15000 normal 30 26/29 -> 26/29, dev 15001 hard 30 22/92
+-> 22/96 (#23, no right candidate either way: 11 tiles read, 9 wrong -> "no tiles"),
+held-out 15050 normal 15 14/2 -> 14/2, 15051 hard 10 8/5 -> 8/5. A right candidate was
+dropped on 1 of these 193 photos (held-out normal 1t 15067, outline contrast near 0 for
+every candidate, misread either way). Candidates read 821 -> 378 on them: recognize CPU
+0.86x (16 big photos, interleaved)."""
+
+
+def cell_outlines(lattices, cells, signal: np.ndarray) -> list[float]:
+    """Mean over each lattice's ``cells`` (axial ``(K, 2)``) of the outline-vs-interior
+    contrast of its honeycomb in place (:func:`vision.hexlattice.outline_scores` of
+    ``signal``, no shift); NaN for a lattice without cells. ``lattices``: homographies."""
+    zero = np.zeros((1, 2))
+    jobs = [(H, hexlattice.axial_to_world(c), zero) for H, c in zip(lattices, cells,
+                                                                     strict=True) if len(c)]
+    scores = iter(hexlattice.outline_scores(signal, jobs))
+    return [float(next(scores).mean()) if len(c) else math.nan for c in cells]
+
+
+def _drop_unoutlined(out, mixed, finals, signal):
+    """``(out, mixed)`` of :func:`find_lattice` without the candidates whose mean outline
+    contrast per cell (:func:`cell_outlines` of their cells on the paint ``finals``) is
+    below :data:`OUTLINE_KEEP` times the best candidate's (those without cells stay)."""
+    means = cell_outlines([lat[0] for lat in out], finals, signal)
+    top = max((m for m in means if not math.isnan(m)), default=math.nan)
+    if not top > 0:
+        return out, mixed
+    keep = [j for j, m in enumerate(means) if math.isnan(m) or m >= OUTLINE_KEEP * top]
+    return [out[j] for j in keep], ([mixed[j] for j in keep] if mixed else mixed)
+
+
 SMALL_PHASES = np.array([[0.0, 0.0], [0.5, 0.0], [0.25, 0.25 * math.sqrt(3.0)],
                          [-0.25, 0.25 * math.sqrt(3.0)], [0.0, 1.0 / math.sqrt(3.0)],
                          [0.0, -1.0 / math.sqrt(3.0)]])
@@ -668,11 +753,13 @@ SMALL_AREA = 4.0
 side faces and shadows make it larger than the top faces)."""
 
 
-def _small_figure_phases(c0, A, phased, all_cuts, on_paint, paint, boundary, blobs, bbox):
+def _small_figure_phases(c0, A, phased, all_cuts, on_paint, paint, boundary, blobs, bbox,
+                         maps=None):
     """:func:`_seed_candidates`' phase candidates plus, at every scale whose cells are
     large enough that the seed's paint region is at most :data:`SMALL_AREA` cells, the
     lattices that put the region's centroid on a cell centre, edge midpoint or vertex
-    (:data:`SMALL_PHASES`). Returns ``(phased, all_cuts, on_paint)`` extended alike."""
+    (:data:`SMALL_PHASES`). Returns ``(phased, all_cuts, on_paint)`` extended alike.
+    ``maps``: the :class:`PaintMaps` of ``paint`` (or None)."""
     y0, x0 = int(round(c0[1])), int(round(c0[0]))
     label = blobs[y0, x0]
     if label <= 0:
@@ -692,9 +779,9 @@ def _small_figure_phases(c0, A, phased, all_cuts, on_paint, paint, boundary, blo
         groups.append((Hs, pitch_i, 3.5 * pitch_i))
     if not extra:
         return phased, all_cuts, on_paint
-    cuts = _cut_scores_many(groups, paint, boundary, c0)
+    cuts = _cut_scores_many(groups, paint, boundary, c0, maps)
     flat = _cells_many([H for _, _, Hs in extra for H in Hs], paint, 0.5,
-                       [_paint_window(bbox, p) for _, p, Hs in extra for _ in Hs])
+                       [_paint_window(bbox, p) for _, p, Hs in extra for _ in Hs], maps)
     k = len(SMALL_PHASES)
     # the chance level of each scale is the one of its random phases
     base = {i: c[:6] for (i, _, _), c in zip(phased, all_cuts, strict=True)}
@@ -909,14 +996,16 @@ def _paint_window(bbox, pitch: float):
     return centre, 0.5 * math.hypot(w, h) + 2.0 * pitch + 2.0
 
 
-def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, areas) -> list:
+def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, areas,
+                     maps=None) -> list:
     """Lattices ``(score, pitch, H)`` seeded at ``c0``: best first, then the others.
 
     Scale and phase are searched on the cells around the seed (outline contrast); the
     local maxima over scale and the three vertex phases are then ranked by how little
     the figure's outline cuts through cells, compared with random phases. ``bbox``
     ``(x, y, w, h)`` is the paint's bounding box; ``blobs`` the paint's connected
-    regions (``(H, W)`` int labels) and ``areas`` their pixel counts.
+    regions (``(H, W)`` int labels) and ``areas`` their pixel counts; ``maps`` the
+    :class:`PaintMaps` of ``paint`` (or None).
     """
     n = 8
     fr = (np.arange(n) + 0.5) / n - 0.5
@@ -930,7 +1019,8 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, are
         pitch *= 1.06
     # the cells around the seed at every scale, then their outline scores, each sampled
     # at once for all scales
-    found = _cells_many([f[3] for f in frames], paint, 0.6, [(c0, 1.8 * f[0]) for f in frames])
+    found = _cells_many([f[3] for f in frames], paint, 0.6, [(c0, 1.8 * f[0]) for f in frames],
+                        maps)
     jobs, tried = [], []
     for (pitch, a_right, a_lr, H0), cells in zip(frames, found, strict=True):
         if len(cells) >= 1:
@@ -962,16 +1052,17 @@ def _seed_candidates(c0, A, signal, paint, boundary, max_pitch, bbox, blobs, are
         phases = [_shifted(H0, shift) for shift in hexlattice.VERTEX_COSETS]
         groups.append((randoms + phases, pitch_i, 3.5 * pitch_i))
         phased.append((i, pitch_i, phases))
-    all_cuts = _cut_scores_many(groups, paint, boundary, c0)
+    all_cuts = _cut_scores_many(groups, paint, boundary, c0, maps)
     # a lattice so coarse that one or two cells hold the whole figure explains nothing
     flat = _cells_many([Hs for _, _, phases in phased for Hs in phases], paint, 0.5,
-                       [_paint_window(bbox, p) for _, p, phases in phased for _ in phases])
+                       [_paint_window(bbox, p) for _, p, phases in phased for _ in phases],
+                       maps)
     on_paint = [flat[3 * j: 3 * j + 3] for j in range(len(phased))]
     n_vertex = len(phased)  # candidates phased on the outline (the others on the paint)
     if SMALL_FIGURE:
         # a figure of one to three tiles: its lattice is also phased on the paint's centre
         phased, all_cuts, on_paint = _small_figure_phases(
-            c0, A, phased, all_cuts, on_paint, paint, boundary, blobs, bbox)
+            c0, A, phased, all_cuts, on_paint, paint, boundary, blobs, bbox, maps)
     scored, whole = [], []
     for j, ((i, pitch_i, phases), cuts) in enumerate(zip(phased, all_cuts, strict=True)):
         chance = np.mean(cuts[:6])
@@ -1118,36 +1209,37 @@ def _refit(H: np.ndarray, cells: np.ndarray, shifts: np.ndarray, scores: np.ndar
 
 
 def _refine_many(starts, signal: np.ndarray, paint: np.ndarray, bbox,
-                 affine: bool | None = None, lab_det: np.ndarray | None = None
-                 ) -> list[np.ndarray]:
+                 affine: bool | None = None, lab_det: np.ndarray | None = None,
+                 maps=None) -> list[np.ndarray]:
     """:func:`_refine_lattice` of several ``(H, pitch, c0)`` starts, each step's cells and
     outline scores of all of them sampled at once; the refined homographies in order
     (with :data:`AFFINE_CHOOSE`, and ``affine`` None, each start's better of its
     homography and affine-first regrowths, :func:`_regrow_chosen`; ``lab_det`` the Lab
-    detection image for its segment test)."""
+    detection image for its segment test; ``maps`` the :class:`PaintMaps` of ``paint``
+    or None)."""
     if affine is None and AFFINE_CHOOSE and not AFFINE_START:
-        Hs = _regrow_chosen(starts, signal, paint, bbox, lab_det)
+        Hs = _regrow_chosen(starts, signal, paint, bbox, lab_det, maps)
     else:
-        Hs = _regrow_many(starts, signal, paint, affine)
+        Hs = _regrow_many(starts, signal, paint, affine, maps)
     return [_finish_lattice(H, pitch, signal, paint,
                             _paint_window(bbox, pitch) if FIGURE_REFIT else None)
             for H, (_, pitch, _) in zip(Hs, starts, strict=True)]
 
 
 def _regrow_chosen(starts, signal: np.ndarray, paint: np.ndarray, bbox,
-                   lab_det: np.ndarray | None = None) -> list[np.ndarray]:
+                   lab_det: np.ndarray | None = None, maps=None) -> list[np.ndarray]:
     """Each start regrown twice, with the homography and with the affine first step
     (:data:`AFFINE_CHOOSE`), keeping per start the affine-first lattice when its
     honeycomb lies better on the outline ``signal`` over the cells either puts on the
     ``paint``, at the same pitch (:data:`AFFINE_SAME_PITCH`), and (``lab_det`` given) its
     cells' segments are no more mixed (:func:`mixed_segments`) than the other's."""
-    plain, affine = _regrow_both(starts, signal, paint)
+    plain, affine = _regrow_both(starts, signal, paint, maps)
     differ = [j for j in range(len(starts)) if not np.array_equal(plain[j], affine[j])]
     if not differ:
         return plain
     windows = [_paint_window(bbox, starts[j][1]) for j in differ]
     found = _cells_many([plain[j] for j in differ] + [affine[j] for j in differ], paint,
-                        0.5, windows + windows)
+                        0.5, windows + windows, maps)
     zero = np.zeros((1, 2))
     jobs = []
     for k, j in enumerate(differ):
@@ -1192,7 +1284,7 @@ def _cell_steps(H: np.ndarray, world: np.ndarray) -> float:
     return float(np.median(np.hypot(*np.concatenate([d1, d2]).T)))
 
 
-def _regrow_both(starts, signal: np.ndarray, paint: np.ndarray):
+def _regrow_both(starts, signal: np.ndarray, paint: np.ndarray, maps=None):
     """``(_regrow_many(starts, ..., False), _regrow_many(starts, ..., True))``, bit for bit,
     without regrowing twice what is the same: a start's affine-first regrowth follows its
     homography regrowth (the same cells and scores) until the two refits of a step differ,
@@ -1207,7 +1299,7 @@ def _regrow_both(starts, signal: np.ndarray, paint: np.ndarray):
         lats = ([(j, False) for j in range(n) if live[j]]
                 + [(j, True) for j in range(n) if live_a[j]])
         found = _cells_many([Ha[j] if own else Hs[j] for j, own in lats], paint, 0.5,
-                            [(starts[j][2], radius * starts[j][1]) for j, _ in lats])
+                            [(starts[j][2], radius * starts[j][1]) for j, _ in lats], maps)
         # a lattice without cells near its seed stops growing (a following one with it)
         for (j, own), cells in zip(lats, found, strict=True):
             if not len(cells):
@@ -1254,13 +1346,13 @@ def _regrow_both(starts, signal: np.ndarray, paint: np.ndarray):
 
 
 def _regrow_many(starts, signal: np.ndarray, paint: np.ndarray,
-                 affine: bool | None) -> list[np.ndarray]:
+                 affine: bool | None, maps=None) -> list[np.ndarray]:
     """The regrowth of :func:`_refine_many` (before :func:`_finish_lattice`)."""
     Hs = [H for H, _, _ in starts]
     active = list(range(len(starts)))
     for search, radius in REFINE_SCHEDULE:
         found = _cells_many([Hs[j] for j in active], paint, 0.5,
-                            [(starts[j][2], radius * starts[j][1]) for j in active])
+                            [(starts[j][2], radius * starts[j][1]) for j in active], maps)
         # a lattice without cells near its seed stops growing
         active = [j for j, cells in zip(active, found, strict=True) if len(cells)]
         found = [cells for cells in found if len(cells)]
@@ -1420,9 +1512,10 @@ def _cut_scores(Hs, paint, boundary, pitch, c0, radius) -> list[float]:
     return _cut_scores_many([(Hs, pitch, radius)], paint, boundary, c0)[0]
 
 
-def _cut_scores_many(groups, paint, boundary, c0) -> list[list[float]]:
+def _cut_scores_many(groups, paint, boundary, c0, maps=None) -> list[list[float]]:
     """:func:`_cut_scores` of several ``(Hs, pitch, radius)`` groups around one seed
-    ``c0``, all sampled in one call; one list per group."""
+    ``c0``, all sampled in one call; one list per group. ``maps``: the
+    :class:`PaintMaps` of ``paint``, or None (every cell sampled)."""
     inn = np.concatenate([hexlattice.interior_offsets(), hexlattice.outline_offsets(6, 0.42),
                           hexlattice.outline_offsets(6, 0.3), np.zeros((1, 2))])
     d2 = (boundary[:, 0] - c0[0]) ** 2 + (boundary[:, 1] - c0[1]) ** 2
@@ -1432,7 +1525,7 @@ def _cut_scores_many(groups, paint, boundary, c0) -> list[list[float]]:
     coef = _stacked(flat)
     # cells whose samples are all off the paint add exactly 0 (kept in place as zeros,
     # so every sum adds the same numbers in the same order)
-    off, _ = _sure_cells(coef, owner, world, centres, inn, paint, inside=False)
+    off, _ = _sure_cells(coef, owner, world, centres, inn, maps, inside=False)
     f = np.zeros(len(world), np.float32)
     todo = np.flatnonzero(~off)
     if len(todo):
@@ -1496,9 +1589,12 @@ def cells_on_mask(H: np.ndarray, mask: np.ndarray, pitch: float, extra: int = 0,
     return sel
 
 
-def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears) -> list[np.ndarray]:
+def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears,
+                maps=None) -> list[np.ndarray]:
     """:func:`cells_on_mask` (no extra rings) of several lattices ``Hs``, each with its
-    own ``near`` window (or None), the paint fractions sampled in one call.
+    own ``near`` window (or None), the paint fractions sampled in one call. ``maps``:
+    the :class:`PaintMaps` of ``mask`` (the cells surely off or on it are not sampled),
+    or None (every cell sampled; the same answer).
 
     The window cells of all lattices are found and mapped together
     (:func:`_window_cells_many`, :func:`_map_rows`): the same float64 operations per
@@ -1514,7 +1610,7 @@ def _cells_many(Hs, mask: np.ndarray, min_frac: float, nears) -> list[np.ndarray
     coef, inn = _stacked(Hs), hexlattice.interior_offsets()
     # only the cells whose samples can fall on both sides of the mask's edge are sampled
     # (:func:`_sure_cells`): the others' fractions are 0 or 1 (within float rounding)
-    off, on = _sure_cells(coef, owner, world, centres, inn, mask, inside=min_frac <= 0.9)
+    off, on = _sure_cells(coef, owner, world, centres, inn, maps, inside=min_frac <= 0.9)
     keep = on.copy()
     todo = np.flatnonzero(~(off | on))
     if len(todo):
@@ -1731,9 +1827,10 @@ sample reads pixels up to 1.5 px away, the centre is looked up at its integer pi
 
 
 def _sure_cells(coef: np.ndarray, owner: np.ndarray, world: np.ndarray,
-                centres: np.ndarray, inn: np.ndarray, mask: np.ndarray,
+                centres: np.ndarray, inn: np.ndarray, maps,
                 inside: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Which cells' bilinear samples of ``mask`` at ``world[n] + inn`` (mapped through
+    """Which cells' bilinear samples of the mask of ``maps`` (:class:`PaintMaps`; None:
+    none is sure) at ``world[n] + inn`` (mapped through
     ``coef[owner[n]]``, image centre ``centres[n]``) are surely all 0 (``off``) and, with
     ``inside``, surely all read fully-1 pixels (``on``; their mean is 1 within float
     rounding): boolean ``(N,)`` each.
@@ -1742,12 +1839,12 @@ def _sure_cells(coef: np.ndarray, owner: np.ndarray, world: np.ndarray,
     centre ``p``, a world offset ``o`` moves the image point by ``(A o - p (g . o)) /
     (w + g . o)``, so by at most ``rho (|A|_F + |p| |g|) / (|w| - |g| rho)`` px for
     ``|o| <= rho`` (no bound where the denominator is not positive). A cell is sure when
-    the mask's exact Euclidean distance map (:func:`_mask_distances`) at its centre pixel
+    the mask's exact Euclidean distance map (:class:`PaintMaps`) at its centre pixel
     exceeds that bound plus :data:`SURE_MARGIN`. Sampling only the other cells gives the
     same fractions bit for bit (each row is sampled and averaged on its own)."""
     n = len(world)
-    if n == 0:
-        return np.zeros(0, bool), np.zeros(0, bool)
+    if n == 0 or maps is None:
+        return np.zeros(n, bool), np.zeros(n, bool)
     rho = float(np.sqrt((np.asarray(inn, np.float64) ** 2).sum(axis=1)).max())
     a_norm = np.sqrt((coef[:, [0, 1, 3, 4]] ** 2).sum(axis=1))[owner]
     g_norm = np.hypot(coef[:, 6], coef[:, 7])[owner]
@@ -1758,44 +1855,39 @@ def _sure_cells(coef: np.ndarray, owner: np.ndarray, world: np.ndarray,
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = rho * (a_norm + p_norm * g_norm) / den
     bound = np.where((den > 0) & np.isfinite(bound), bound * 1.001 + SURE_MARGIN, np.inf)
-    h, w = mask.shape[:2]
+    h, w = maps.mask.shape[:2]
     ix = np.clip(centres[:, 0].astype(np.int64), 0, w - 1)
     iy = np.clip(centres[:, 1].astype(np.int64), 0, h - 1)
-    to_paint, to_edge = _mask_distances(mask, inside)
-    if to_paint is None:
-        return np.zeros(n, bool), np.zeros(n, bool)
+    to_paint = maps.to_paint()
     off = to_paint[iy, ix] > bound
-    on = to_edge[iy, ix] > bound if inside else np.zeros(n, bool)
+    on = maps.to_edge()[iy, ix] > bound if inside else np.zeros(n, bool)
     return off, on
 
 
-_DISTANCES: list = []  # [mask, fingerprint, to_paint, to_edge] of the last masks seen
-_DISTANCES_KEPT = 3
+class PaintMaps:
+    """The exact Euclidean distance maps of one mask (``(H, W)``, boolean or float in
+    [0, 1], not changed while they are used), each made on first use: :meth:`to_paint`
+    the distance of every pixel to the nearest nonzero pixel (0 on them), :meth:`to_edge`
+    to the nearest pixel that is not exactly 1 (0 on those). :func:`find_lattice` makes
+    them once for its paint mask and passes them to every sampling of it (session 15;
+    before, a module-global cache of the last masks seen, measured again the first time
+    a mask was sampled and keyed by its sum)."""
 
+    def __init__(self, mask: np.ndarray):
+        self.mask = np.asarray(mask)
+        self._to_paint = self._to_edge = None
 
-def _mask_distances(mask: np.ndarray, inside: bool = True):
-    """``(to_paint, to_edge)`` float32 ``(H, W)``: each pixel's exact Euclidean distance to
-    the nearest nonzero pixel of ``mask`` (0 on them), and (``inside``; else None) to the
-    nearest pixel that is not exactly 1 (0 on those); ``(None, None)`` the first time a
-    mask is seen. The maps of the last few masks are kept (the search samples one paint
-    mask many times): each held by reference and checked by its sum, so a new or changed
-    mask is measured again."""
-    mask = np.asarray(mask)
-    key = float(mask.sum(dtype=np.float64))
-    entry = next((e for e in _DISTANCES if e[0] is mask and e[1] == key), None)
-    if entry is None:
-        # a mask seen the first time may be sampled once only (the reader makes a new
-        # one per lattice): no maps yet, every cell is sampled
-        _DISTANCES[:] = [[mask, key, None, None]] + [e for e in _DISTANCES
-                                                     if e[0] is not mask][:_DISTANCES_KEPT - 1]
-        return None, None
-    if entry[2] is None:
-        entry[2] = cv2.distanceTransform((mask == 0).astype(np.uint8), cv2.DIST_L2,
-                                         cv2.DIST_MASK_PRECISE)
-    if inside and entry[3] is None:
-        entry[3] = cv2.distanceTransform((mask == 1).astype(np.uint8), cv2.DIST_L2,
-                                         cv2.DIST_MASK_PRECISE)
-    return entry[2], entry[3] if inside else None
+    def to_paint(self) -> np.ndarray:
+        if self._to_paint is None:
+            self._to_paint = cv2.distanceTransform((self.mask == 0).astype(np.uint8),
+                                                   cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        return self._to_paint
+
+    def to_edge(self) -> np.ndarray:
+        if self._to_edge is None:
+            self._to_edge = cv2.distanceTransform((self.mask == 1).astype(np.uint8),
+                                                  cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        return self._to_edge
 
 
 _SQRT3 = math.sqrt(3.0)
