@@ -351,8 +351,10 @@ hard 13/190 -> 13/173, held-out normal 17/35 -> 18/35, held-out hard 8/128 -> 8/
 second held-out pair 15290 normal 26/150 -> 26/151, 15291 hard 10/56 -> 10/58: held-out
 errors 369 -> 373 (the changed cells are glare-lit tiles, a yellow one-colour tile read as a
 joker, G read Y: the reader's, on fields moved 0.01-0.03 cell closer to the truth), and
-the polish costs ~15 ms a photo (~10 % of the field). Not kept; the tile tops lie
-0.04 (normal) to 0.06 (hard) cell off the plane's cells by parallax, more than the
+the polish costs ~15 ms a photo (~10 % of the field). Retried with the reader reading
+the tiles where they lie (tile_offset, 2761123): dev 19/40 -> 18/43, 14/77 -> 14/74,
+held-out 18/35 -> 18/37, 8/129 -> 8/128, 27/149 -> 27/150, 12/45 -> 12/47. Not kept;
+the tile tops lie 0.04 (normal) to 0.06 (hard) cell off the plane's cells by parallax, more than the
 plane's own error after the polish: a view at the tiles' height is where the reader's
 geometry can gain next. :func:`raised_homography` gives it (the camera's pose from the
 field's homography, the focal length from the board's two orthogonal directions: within
