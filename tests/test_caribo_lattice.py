@@ -566,10 +566,7 @@ def test_candidates_with_mixed_segments_are_dropped(monkeypatch):
         truth = json.loads(path.with_suffix(".json").read_text())
         image = cv2.imread(str(path))
         lab, paint, scale = _lattice_inputs(image)
-        monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", False)
-        every = caribo_lattice.find_lattice(lab, paint, scale)
-        monkeypatch.setattr(caribo_lattice, "MIXED_PRUNE", True)
-        kept = caribo_lattice.find_lattice(lab, paint, scale)
+        every, kept = _kept_both_ways(monkeypatch, lab, paint, scale, "MIXED_PRUNE")
         S = np.diag([1 / scale, 1 / scale, 1.0])
         ids = [next(i for i, e in enumerate(every) if np.array_equal(e[0], k[0]))
                for k in kept]
@@ -591,10 +588,29 @@ def test_the_least_mixed_candidate_comes_first(monkeypatch):
     photo = random_photo("caribo", photo_seed(10001, 2), "hard")
     lab, paint, scale, pieces = _photo_inputs(photo)
 
-    assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
-    monkeypatch.setattr(caribo_lattice, "MIXED_ORDER", False)
-    unordered = _candidates_on_own_cells(lab, paint, scale, pieces)
+    unordered, ordered = ([_tiles_on_own_cells(H, pieces, scale) for H, _, _, _ in found]
+                          for found in _kept_both_ways(monkeypatch, lab, paint, scale,
+                                                       "MIXED_ORDER"))
+    assert ordered[0]
     assert any(unordered) and not unordered[0]
+
+
+def _kept_both_ways(monkeypatch, lab, paint, scale, flag: str):
+    """The candidates of one :func:`vision.caribo_lattice.find_lattice` search with the
+    boolean ``flag`` of its last step (:func:`caribo_lattice._candidates_kept`) off and
+    on: ``(off, on)``, as two searches would return them, for half the time."""
+    kept = caribo_lattice._candidates_kept
+    seen = []
+    monkeypatch.setattr(caribo_lattice, "_candidates_kept",
+                        lambda *args: seen.append(args) or kept(*args))
+    caribo_lattice.find_lattice(lab, paint, scale)
+    monkeypatch.setattr(caribo_lattice, "_candidates_kept", kept)
+    (args,) = seen
+    out = []
+    for value in (False, True):
+        monkeypatch.setattr(caribo_lattice, flag, value)
+        out.append(kept(*args))
+    return out
 
 
 def _window_cells_reference(H, shape, near):
