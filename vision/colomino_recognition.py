@@ -467,6 +467,19 @@ hard 16/35 -> 19/25, moved 13.8/54.2 -> 16.2/35.0, flips 118 -> 64; held-out nor
 10.0/92.2 -> 11.0/71.2, flips 256 -> 138. CPU: the cell stage (field cached) 1.36x,
 about 13 ms a photo (a full-size search over 13 x 13 offsets and all tiles, and a view
 warped again from the photo, took 6x).
+Then each tile its own offset, from a plane over the board (:func:`tile_plane`: the
+slant, and so the shift, changes across the board; each tile's least cost within 2 px of
+the board's offset, weighted least squares, within 1.5 px of it). Against the one
+offset: dev normal 22/28 -> 22/29, moved 22.0/28.2 -> 22.0/28.2, flips 14 -> 9; dev hard
+19/25 -> 19/26, moved 16.2/35.0 -> 16.8/33.5, flips 64 -> 65; held-out normal 23/21 ->
+23/20, moved 22.5/23.2 -> 22.5/21.8, flips 13 -> 11; hard 11/66 -> 11/61, moved
+11.0/71.2 -> 11.2/68.0, flips 138 -> 107; second held-out 15240 normal (one offset
+against none first: 18/28 -> 18/30, moved 17.0/36.0 -> 18.0/33.2, flips 64 -> 45) 18/30
+-> 18/30, moved 18.0/33.2 -> 17.5/32.2, flips 45 -> 33; 15241 hard (none -> one offset:
+14/69 -> 16/59, moved 10.5/87.8 -> 12.5/72.2, flips 222 -> 152) 16/59 -> 14/58 (#11 and
+#13, unsure under moves either way), moved 12.5/72.2 -> 13.5/66.2, flips 152 -> 109.
+Kept for the moved figures (the field is never exact); CPU of the cell stage 1.78x
+against no offset (10 dev photos; about 24 ms a photo, the per-tile mask warps).
 Tried: every cell read at the tiles' offset (which cells are tiles and jokers too): dev
 cached 23/27 and 17/30, moved 22.0/28.0 and 16.8/35.0, flips 17 and 61 -- no better
 than the tiles alone, not kept. Offsets per region (the parallax grows towards the far
@@ -633,6 +646,9 @@ CELL_CLIPPED_PRIOR = 0.2
 TILE_SHIFT_MAX = 6
 #: ... from at most this many tiles, those whose triangles differ most (speed)
 TILE_SHIFT_TILES = 24
+#: :func:`tile_plane`: tiles showing their own least offset needed for a plane of offsets
+#: over the board (0: one offset for all)
+TILE_PLANE_MIN = 8
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -804,35 +820,93 @@ def tile_offset(canon: np.ndarray, n: int, tiles: np.ndarray, reach: int = TILE_
     return float(dx), float(dy)
 
 
-def tile_means(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: float
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """The triangle means and clipped shares of the cells ``tiles (n, n)`` bool read
-    ``(dx, dy)`` canonical px from their cells (:func:`tile_offset`): the masks of
-    :func:`read_canonical` moved by that much (bilinear weights, as a view moved by a
-    sub-pixel). Returns ``(tri, clip)``, both ``(n, n, 4, 3)`` (RGB; zero off the
-    tiles), as :func:`read_canonical`'s triangles and :func:`clipped_fraction`."""
-    cells = np.argwhere(tiles)
+def _tile_patches(lin: np.ndarray, cells: np.ndarray, P: int) -> np.ndarray:
+    """``(T, W, W, ...)`` windows of ``lin`` (a canonical view) around the cells
+    ``cells (T, 2)`` (row, col), ``P`` px beyond each side, ``W = CELL + 2P``."""
     M = MARGIN_CELLS * CELL
-    P = min(int(np.ceil(max(abs(dx), abs(dy)))) + 1, M)
-    W = CELL + 2 * P
-    masks = _cell_masks(CELL)
-    A = np.array([[1.0, 0.0, P + dx], [0.0, 1.0, P + dy]])
-    m = np.stack([cv2.warpAffine(masks[k], A, (W, W), flags=cv2.INTER_LINEAR).ravel()
-                  for k in "NESW"], axis=1)                          # (W², 4)
-    ar = np.arange(W)
+    ar = np.arange(CELL + 2 * P)
     ys = (M - P + cells[:, 0] * CELL)[:, None, None] + ar[None, :, None]
     xs = (M - P + cells[:, 1] * CELL)[:, None, None] + ar[None, None, :]
-    patch = canon[ys, xs][..., ::-1]                                 # (T, W, W, 3) RGB
+    return lin[ys, xs]
+
+
+def tile_plane(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: float
+               ) -> np.ndarray:
+    """Each tile's own offset ``(T, 2)`` (dx, dy canonical px; ``tiles (n, n)`` bool, in
+    ``np.argwhere`` order) as a plane over the board through the tiles' own best
+    offsets near the board's ``(dx, dy)`` (:func:`tile_offset`): the slant of the view
+    changes across the board, so does the tiles' shift. Each tile's cost
+    (:func:`tile_offset`'s, within 2 px of the board's offset) gives its own least
+    (parabola-refined; weighed by how far it lies below the tile's mean cost); the plane
+    is fitted by weighted least squares when :data:`TILE_PLANE_MIN` tiles or more show a
+    least inside, and kept within 1.5 px of the board's offset; otherwise every tile
+    takes the board's offset."""
+    cells = np.argwhere(tiles)
     T = len(cells)
+    offs = np.tile([dx, dy], (T, 1))
+    if T < TILE_PLANE_MIN:
+        return offs
+    P = min(int(np.ceil(max(abs(dx), abs(dy)))) + 3, MARGIN_CELLS * CELL)
+    lin = cv2.LUT(canon, _LINEAR_LUT[None]).astype(np.float32)
+    X = _tile_patches(lin, cells, P).transpose(0, 3, 1, 2)          # (T, 3, W, W)
+    X2 = X * X
+    m = _offset_masks(CELL)
+    gi, gj = int(round(dy)), int(round(dx))
+    C = np.zeros((T, 5, 5))
+    for a in range(-2, 3):
+        for b in range(-2, 3):
+            sl = (slice(None), slice(None), slice(P + gi + a, P + gi + a + CELL),
+                  slice(P + gj + b, P + gj + b + CELL))
+            mu = (X[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4)
+            var = (X2[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4) - mu * mu
+            C[:, a + 2, b + 2] = var.sum(axis=(1, 2)) / np.maximum(
+                (mu * mu).sum(axis=(1, 2)), 1e-8)
 
-    def means(a: np.ndarray) -> np.ndarray:
-        return (a.transpose(0, 3, 1, 2).reshape(T * 3, -1) @ m).reshape(T, 3, 4).transpose(
-            0, 2, 1)
+    def refine(a: float, b: float, c: float) -> float:
+        den = a - 2.0 * b + c
+        return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den > 0 else 0.0
 
+    own = np.zeros((T, 2))
+    w = np.zeros(T)
+    for t in range(T):
+        i, j = np.unravel_index(int(np.argmin(C[t])), (5, 5))
+        if not (0 < i < 4 and 0 < j < 4):
+            continue
+        own[t] = (gj + j - 2 + refine(C[t, i, j - 1], C[t, i, j], C[t, i, j + 1]),
+                  gi + i - 2 + refine(C[t, i - 1, j], C[t, i, j], C[t, i + 1, j]))
+        w[t] = max(float(C[t].mean() - C[t, i, j]), 0.0)
+    ok = w > 0
+    if ok.sum() < TILE_PLANE_MIN:
+        return offs
+    A = np.column_stack([np.ones(T), (cells[:, 1] - n / 2) / n, (cells[:, 0] - n / 2) / n])
+    sw = np.sqrt(w[ok] / w[ok].max())
+    coef = np.linalg.lstsq(A[ok] * sw[:, None], own[ok] * sw[:, None], rcond=None)[0]
+    return np.clip(A @ coef, [dx - 1.5, dy - 1.5], [dx + 1.5, dy + 1.5])
+
+
+def tile_means(canon: np.ndarray, n: int, tiles: np.ndarray, offs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The triangle means and clipped shares of the cells ``tiles (n, n)`` bool, each
+    read ``offs (T, 2)`` (dx, dy canonical px, ``np.argwhere`` order) from its cell
+    (:func:`tile_plane`): the masks of :func:`read_canonical` moved by that much
+    (bilinear weights, as a view moved by a sub-pixel). Returns ``(tri, clip)``, both
+    ``(n, n, 4, 3)`` (RGB; zero off the tiles), as :func:`read_canonical`'s triangles and
+    :func:`clipped_fraction`."""
+    cells = np.argwhere(tiles)
+    T = len(cells)
+    P = min(int(np.ceil(np.abs(offs).max())) + 1, MARGIN_CELLS * CELL)
+    W = CELL + 2 * P
+    masks = _cell_masks(CELL)
+    mstack = np.stack([masks[k] for k in "NESW"], axis=-1)
+    ms = np.stack([cv2.warpAffine(mstack, np.array([[1.0, 0.0, P + ox], [0.0, 1.0, P + oy]]),
+                                  (W, W), flags=cv2.INTER_LINEAR).reshape(-1, 4)
+                   for ox, oy in offs])                              # (T, W², 4)
+    patch = _tile_patches(canon, cells, P)[..., ::-1]               # (T, W, W, 3) RGB
     tri = np.zeros((n, n, 4, 3), np.float32)
     clip = np.zeros((n, n, 4, 3), np.float32)
-    tri[tiles] = means(_LINEAR_LUT[patch])
-    clip[tiles] = means((patch >= CLIP_LEVEL).astype(np.float32))
+    tri[tiles] = np.einsum("tpc,tpk->tkc", _LINEAR_LUT[patch].reshape(T, -1, 3), ms)
+    clip[tiles] = np.einsum("tpc,tpk->tkc", (patch >= CLIP_LEVEL).astype(
+        np.float32).reshape(T, -1, 3), ms)
     return tri, clip
 
 
@@ -2056,7 +2130,9 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     if TILE_SHIFT_MAX > 0 and kinds[5].any():
         dx, dy = tile_offset(canon, n, kinds[5], tri=tri)
         if dx or dy:
-            tri_t, clip_t = tile_means(canon, n, kinds[5], dx, dy)
+            offs = (tile_plane(canon, n, kinds[5], dx, dy) if TILE_PLANE_MIN else
+                    np.tile([dx, dy], (int(kinds[5].sum()), 1)))
+            tri_t, clip_t = tile_means(canon, n, kinds[5], offs)
             tri = np.where(kinds[5][..., None, None], tri_t, tri)
     local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid = kinds
     tri_n = tri / local[:, :, None, :]
