@@ -903,10 +903,11 @@ def test_a_red_clipped_triangles_own_reading_gives_way_to_its_tile_read_whole(mo
     assert before.reshape(n_cells, 4)[4].tolist() == [2, 1, 0, 0]
 
 
-def _canonical_with_tiles(n: int, shift: tuple[float, float], codes: dict, seed: int = 0):
+def _canonical_with_tiles(n: int, shift, codes: dict, seed: int = 0):
     """A canonical view (uint8 BGR, :data:`CELL` px a cell plus the rim) of beige print
     with grid lines and tiles whose four triangles are drawn moved by ``shift`` (dx, dy)
-    px from their cells, as a raised slab seen at a slant."""
+    px from their cells, as a raised slab seen at a slant (or ``shift(r, c)``, a tile's
+    own)."""
     from vision.colomino_field import CELL, MARGIN_CELLS
 
     M = MARGIN_CELLS * CELL
@@ -917,8 +918,9 @@ def _canonical_with_tiles(n: int, shift: tuple[float, float], codes: dict, seed:
     bgr = {"R": (40, 30, 200), "Y": (20, 190, 240), "G": (60, 140, 30), "B": (180, 80, 25)}
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
     for (r, c), code in codes.items():
-        u = xx - (M + (c + 0.5) * CELL) - shift[0]
-        v = yy - (M + (r + 0.5) * CELL) - shift[1]
+        sh = shift(r, c) if callable(shift) else shift
+        u = xx - (M + (c + 0.5) * CELL) - sh[0]
+        v = yy - (M + (r + 0.5) * CELL) - sh[1]
         inside = (np.abs(u) < CELL / 2) & (np.abs(v) < CELL / 2)
         for mask, letter in zip((v < -np.abs(u), u > np.abs(v), v > np.abs(u),
                                  u < -np.abs(v)), code, strict=True):
@@ -959,3 +961,27 @@ def test_tiles_lying_off_their_cells_are_read_where_they_lie(monkeypatch):
     assert wrong() == 0
     monkeypatch.setattr(cr, "TILE_SHIFT_MAX", 0)
     assert wrong() > 5
+
+
+def test_tile_plane_follows_a_shift_changing_across_the_board():
+    """The slant changes across the board, and so does the tiles' shift: each tile's
+    own offset from a plane through the tiles' own best offsets."""
+    n = 9
+    rng = np.random.default_rng(5)
+    codes = {(r, c): "".join(rng.choice(list("RYGB"), 4))
+             for r in range(1, 8) for c in range(1, 8) if rng.random() < 0.5}
+
+    def shift(r: int, c: int) -> tuple[float, float]:
+        return 0.5 * c - 2.0, -1.0
+
+    canon = _canonical_with_tiles(n, shift, codes)
+    tiles = np.zeros((n, n), bool)
+    for rc in codes:
+        tiles[rc] = True
+    dx, dy = cr.tile_offset(canon, n, tiles)
+    offs = cr.tile_plane(canon, n, tiles, dx, dy)
+    want = np.array([shift(r, c) for r, c in np.argwhere(tiles)])
+    assert np.abs(offs - want).max() < 0.9      # pixel-sharp drawing: ~0.5 px plateaus
+    cols = np.argwhere(tiles)[:, 1]
+    assert abs(np.polyfit(cols, offs[:, 0], 1)[0] - 0.5) < 0.1     # dx grows with col
+    assert abs(np.polyfit(cols, offs[:, 1], 1)[0]) < 0.1           # dy does not
