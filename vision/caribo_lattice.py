@@ -238,7 +238,11 @@ fill and explained thresholds): it never fired on the refined lattices of 14103 
 (fill 0.98 but explained 0.75: the paint holds side faces and shadows; fill 0.76 where a
 segment is coloured like the table). Speed: :class:`PaintMaps` replaces the module-global
 distance-map cache (made once per search and passed down, so the first sampling of the
-paint skips its sure cells too; find_lattice bit for bit)."""
+paint skips its sure cells too; find_lattice bit for bit). Tried and not kept:
+:func:`small_figure_fits` asking :func:`cell_fit` to stop when the fill is already below
+:data:`SMALL_FILL` (exact: find_lattice bit for bit on 84 photos, CPU 0.985-0.996x),
+because ``benchmarks/caribo_small_figures.py --diagnose`` wraps :func:`cell_fit` with its
+present signature and prints the explained share of every small test."""
 
 from __future__ import annotations
 
