@@ -343,8 +343,15 @@ test photos changed: two no longer show their case with the prop rule (the drift
 contender photos are read right even with a single refit), and the 2-tile photo of seed
 10156 (34WY,34RY beside two coasters, both tiles at 0.93) becomes "no tiles": a thin
 ring of the coasters' rims and the tiles' sides in a border colour turns paint. Thinning
-the pixels the rule adds (an opening, keeping segment-sized blobs) is the next thing to
-try; the three tests run without the rule.
+the pixels the rule adds (an opening, keeping segment-sized blobs) was tried next; the
+three tests run without the rule. Tried and dropped: only the pixels the rule turns to
+paint that survive a 5 x 5 elliptic opening (segments, not rims): the 10156 photo read
+right again and dev better than the rule alone (same photos, perfect / tile errors, rule
+-> rule with opening: dev normal 9/18 -> 9/4, dev hard 14/41 -> 16/12, dev small 12/6 ->
+12/8), but held-out worse: normal 14/24 -> 15/3, hard 14/33 -> 13/38, small 6/8 -> 6/8,
+second pair 15152 7/12 -> 7/14, 15153 6/4 -> 3/24 (#20 0 -> 13, #7 0 -> 4: other
+lattices); held-out together 47/81 -> 44/87, so not kept (the lattice search answers a
+small mask change with another lattice either way).
 """
 
 from __future__ import annotations
