@@ -481,7 +481,14 @@ against none first: 18/28 -> 18/30, moved 17.0/36.0 -> 18.0/33.2, flips 64 -> 45
 CPU of the whole recognition (12 dev photos, process_time, best of 2): no offset 1.98 s,
 one offset 2.09 s (1.06x), the plane 2.67 s (1.35x: each tile's 25 costs and its own
 mask warps); the plane is off (:data:`TILE_PLANE_MIN` 0) for that cost: a faster one
-(fewer tiles, the costs from shared sums) is a lead.
+(fewer tiles, the costs from shared sums) is a lead. With the plane fitted on at most
+:data:`TILE_PLANE_TILES` 24 tiles spread over the board (1.09x of one offset) against
+one offset: dev 15200 22/28 -> 22/29, moved 22.0/28.2 both, flips 14 -> 11; 15201 19/25 ->
+19/27, moved 16.2/35.0 -> 16.5/33.2, flips 64 -> 68; held-out 15220 23/21 -> 23/20, moved
+22.5/23.2 -> 22.5/22.2, flips 13 -> 14; 15221 11/66 -> 11/59, moved 11.0/71.2 ->
+11.0/70.0, flips 138 -> 129; 15240 18/30 both, moved 18.0/33.2 -> 17.5/34.0, flips 45 ->
+33; 15241 16/59 -> 15/55, moved 12.5/72.2 -> 13.2/65.0, flips 152 -> 114: fewer wrong
+cells, no boards, for 9 % more CPU -- left off.
 Tried: every cell read at the tiles' offset (which cells are tiles and jokers too): dev
 cached 23/27 and 17/30, moved 22.0/28.0 and 16.8/35.0, flips 17 and 61 -- no better
 than the tiles alone, not kept. Offsets per region (the parallax grows towards the far
@@ -652,6 +659,8 @@ TILE_SHIFT_TILES = 24
 #: over the board; 0: one offset for all (the plane gained a little under moved fields
 #: but cost 1.35x of the whole recognition: off, see the session-15 notes)
 TILE_PLANE_MIN = 0
+#: ... fitted on at most this many tiles, spread over the board (speed)
+TILE_PLANE_TILES = 24
 #: Cell confidences (:func:`cell_confidences`), calibrated on simulator photos (dev seeds
 #: 8700/8701: the share of cells read right at each stated confidence): the tile split's
 #: margin in robust sd of the plain cells' scores at which a cell's presence is 1 − 1/(2e)
@@ -844,11 +853,14 @@ def tile_plane(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: floa
     is fitted by weighted least squares when :data:`TILE_PLANE_MIN` tiles or more show a
     least inside, and kept within 1.5 px of the board's offset; otherwise every tile
     takes the board's offset."""
-    cells = np.argwhere(tiles)
-    T = len(cells)
-    offs = np.tile([dx, dy], (T, 1))
-    if T < TILE_PLANE_MIN:
+    every = np.argwhere(tiles)
+    offs = np.tile([dx, dy], (len(every), 1))
+    if len(every) < TILE_PLANE_MIN:
         return offs
+    # the plane from at most TILE_PLANE_TILES tiles spread over the board (speed)
+    cells = every[np.unique(np.linspace(0, len(every) - 1, min(len(every), TILE_PLANE_TILES)
+                                        ).round().astype(int))]
+    T = len(cells)
     P = min(int(np.ceil(max(abs(dx), abs(dy)))) + 3, MARGIN_CELLS * CELL)
     lin = cv2.LUT(canon, _LINEAR_LUT[None]).astype(np.float32)
     X = _tile_patches(lin, cells, P).transpose(0, 3, 1, 2)          # (T, 3, W, W)
@@ -884,6 +896,8 @@ def tile_plane(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: floa
     A = np.column_stack([np.ones(T), (cells[:, 1] - n / 2) / n, (cells[:, 0] - n / 2) / n])
     sw = np.sqrt(w[ok] / w[ok].max())
     coef = np.linalg.lstsq(A[ok] * sw[:, None], own[ok] * sw[:, None], rcond=None)[0]
+    A = np.column_stack([np.ones(len(every)), (every[:, 1] - n / 2) / n,
+                         (every[:, 0] - n / 2) / n])
     return np.clip(A @ coef, [dx - 1.5, dy - 1.5], [dx + 1.5, dy + 1.5])
 
 
