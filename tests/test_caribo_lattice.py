@@ -380,10 +380,16 @@ def test_third_seed_finds_the_lattice_beside_a_sheet_of_paper(monkeypatch):
     """Dev photo (dataset seed 6000, photo 20: 31 tiles on a cherry table under a lamp, a
     sheet of paper beside them): the deepest point of the paint is on the paper, and the
     second seed's lattices are all too coarse; the third seed, on the figure, gives the
-    lattice that puts every tile on its own cell. With two seeds no candidate does."""
+    lattice that puts every tile on its own cell. With two seeds no candidate does.
+    Since session 15 the paint mask keeps the paper out where it is not joined to the
+    tiles (:data:`vision.caribo_recognition.PROP_COLOURS`), and two seeds suffice; the
+    lattice search is tested here on the mask with the paper in it, as a prop of another
+    colour would give."""
     from vision.simulator.dataset import photo_seed, render_state
 
     photo = render_state("caribo", PAPER_FIGURE, photo_seed(6000, 20), "normal")
+    assert any(_candidates_on_own_cells(*_photo_inputs(photo)))
+    monkeypatch.setattr(cr, "PROP_COLOURS", False)
     lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert any(_candidates_on_own_cells(lab, paint, scale, pieces))
@@ -953,10 +959,15 @@ def test_a_cork_coaster_does_not_make_the_figure_not_hexagonal(monkeypatch):
     rim and texture raise every direction, so the fourth direction on the figure
     regions reached 0.76 of the third and the photo was "not hexagonal"; the tile region
     tried alone gave no right candidate. Without the flat coaster
-    (:data:`vision.caribo_lattice.FLAT_PROPS`) the first candidate is right."""
+    (:data:`vision.caribo_lattice.FLAT_PROPS`) the first candidate is right. Since
+    session 15 the paint mask keeps most of the coaster out
+    (:data:`vision.caribo_recognition.PROP_COLOURS`); the lattice search is tested here on
+    the mask with the coaster in it, as a prop of another colour would give."""
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(13001, 30), "hard")
+    assert _candidates_on_own_cells(*_photo_inputs(photo))[0]
+    monkeypatch.setattr(cr, "PROP_COLOURS", False)
     lab, paint, scale, pieces = _photo_inputs(photo)
 
     assert _candidates_on_own_cells(lab, paint, scale, pieces)[0]
