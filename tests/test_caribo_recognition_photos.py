@@ -399,6 +399,9 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
     # the paint mask as when the contest was lost (with the prop rule of session 15 the
     # best reading's own refit finds the figure)
     monkeypatch.setattr(cr, "PROP_COLOURS", False)
+    # every candidate kept (since session 15 the lattice search drops those with far less
+    # tile outline per cell than the best, :data:`vision.caribo_lattice.OUTLINE_KEEP`)
+    monkeypatch.setattr(cr.caribo_lattice, "OUTLINE_KEEP", None)
     truth = {"notation": CONTENDER_FIGURE}
     # the candidates as regrown from the seed (the figure-wide refit puts the best right)
     monkeypatch.setattr(cr.caribo_lattice, "FIGURE_REFIT", False)
