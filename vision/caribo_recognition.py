@@ -460,6 +460,14 @@ is the table only where it is connected to that thing; elsewhere its colour is p
 white paper at the border made every white segment of the figure table, and a black pen
 every slate one: the lattice lost those tiles' outlines against the paint and the
 reader took them for table)."""
+PROP_LATTICES = True
+"""When :data:`PROP_COLOURS` changed the paint mask, the lattice search also runs on the
+plain mask (without the prop rule) and its candidates follow the prop mask's; the reader
+(on the prop mask) picks among them by its quality. The lattice search answers a few
+segments joining the mask with other seeds, directions and pitches (session 15: dark tile
+sides moving the figure's third direction, a seed moving into a freed slate block), so a
+right lattice of the plain mask was lost; the plain mask's readings scored clearly higher
+there. Costs a second search on photos with a prop colour only."""
 PROP_MAX_SHARE = 0.3
 """A prop's colour covers at most this share of the border band."""
 PROP_MAX_REGIONS = 2
@@ -926,6 +934,11 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         raise ValueError("image: expected an (H, W, 3) BGR array")
     small, scale, lab_det, tdist, paint = detection_inputs(image)
     found = caribo_lattice.find_lattice(lab_det, paint, scale)
+    if PROP_LATTICES and PROP_COLOURS:
+        plain = _table_distance(lab_det, props=False) > PAINT_DISTANCE
+        if (plain != paint).any():  # a prop's colour was found: search the plain mask too
+            found = list(found or []) + list(caribo_lattice.find_lattice(lab_det, plain, scale)
+                                             or [])
     if not found:
         raise NothingFound("no CARIBO tiles found")
     refs = calibration.paints_linear() if calibration is not None else (
