@@ -636,12 +636,14 @@ def test_a_prop_colour_also_searches_the_plain_mask(monkeypatch):
     (:data:`vision.caribo_recognition.PROP_COLOURS`) made the slate segments paint but also
     the tiles' dark sides, which moved the figure's third line direction; no lattice
     candidate was right and 27 tiles were misread. The plain mask's candidates, searched
-    too (:data:`vision.caribo_recognition.PROP_LATTICES`), read the figure exactly."""
+    too (:data:`vision.caribo_recognition.PROP_LATTICES`, off by default), read the
+    figure exactly."""
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(777778, 18), "hard")
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     truth = photo.truth["state"]
+    monkeypatch.setattr(cr, "PROP_LATTICES", True)
     assert compare_states("caribo", truth, cr.recognize(image)).perfect
     monkeypatch.setattr(cr, "PROP_LATTICES", False)
     assert compare_states("caribo", truth, cr.recognize(image)).piece_errors >= 10
