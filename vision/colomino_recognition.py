@@ -789,30 +789,17 @@ def tile_offset(canon: np.ndarray, n: int, tiles: np.ndarray, reach: int = TILE_
         vary = (t.max(axis=1) - t.min(axis=1)).sum(axis=-1) / np.maximum(
             t.mean(axis=(1, 2)), 1e-6)
         cells = cells[np.sort(np.argsort(-vary, kind="stable")[:TILE_SHIFT_TILES])]
-    M = MARGIN_CELLS * CELL
-    P = min(int(reach), M)
-    W = CELL + 2 * P
+    P = min(int(reach), MARGIN_CELLS * CELL)
     lin = cv2.LUT(canon, _LINEAR_LUT[None]).astype(np.float32)
-    ar = np.arange(W)
-    ys = (M - P + cells[:, 0] * CELL)[:, None, None] + ar[None, :, None]
-    xs = (M - P + cells[:, 1] * CELL)[:, None, None] + ar[None, None, :]
-    X = lin[ys, xs].transpose(0, 3, 1, 2)                            # (T, 3, W, W)
+    X = _tile_patches(lin, cells, P).transpose(0, 3, 1, 2)          # (T, 3, W, W)
     X2 = X * X
     m = _offset_masks(CELL)
-    T = len(cells)
     V: dict = {}
 
     def cost(i: int, j: int) -> float:
         if (i, j) not in V:
-            if max(abs(i), abs(j)) > P:
-                V[i, j] = np.inf
-            else:
-                sl = (slice(None), slice(None), slice(P + i, P + i + CELL),
-                      slice(P + j, P + j + CELL))
-                mu = (X[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4)
-                var = (X2[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4) - mu * mu
-                V[i, j] = float((var.sum(axis=(1, 2)) / np.maximum(
-                    (mu * mu).sum(axis=(1, 2)), 1e-8)).sum())
+            V[i, j] = (np.inf if max(abs(i), abs(j)) > P
+                       else float(_shift_costs(X, X2, m, P + i, P + j).sum()))
         return V[i, j]
 
     i = j = 0
@@ -821,15 +808,29 @@ def tile_offset(canon: np.ndarray, n: int, tiles: np.ndarray, reach: int = TILE_
         if step[1] == step[2] == 0:
             break
         i, j = i + step[1], j + step[2]
-
-    def refine(a: float, b: float, c: float) -> float:
-        den = a - 2.0 * b + c
-        ok = np.isfinite(a) and np.isfinite(c) and den > 0
-        return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if ok else 0.0
-
-    dy = i + refine(cost(i - 1, j), cost(i, j), cost(i + 1, j))
-    dx = j + refine(cost(i, j - 1), cost(i, j), cost(i, j + 1))
+    dy = i + _parabola_min(cost(i - 1, j), cost(i, j), cost(i + 1, j))
+    dx = j + _parabola_min(cost(i, j - 1), cost(i, j), cost(i, j + 1))
     return float(dx), float(dy)
+
+
+def _shift_costs(X: np.ndarray, X2: np.ndarray, m: np.ndarray, y0: int, x0: int
+                 ) -> np.ndarray:
+    """Per tile, :func:`tile_offset`'s cost of the windows ``X (T, 3, W, W)`` (linear
+    RGB; ``X2`` its square) read with the masks ``m`` (:func:`_offset_masks`) from
+    ``(y0, x0)``: its triangles' variance over their mean square, summed; shape ``(T,)``."""
+    T = len(X)
+    sl = (slice(None), slice(None), slice(y0, y0 + CELL), slice(x0, x0 + CELL))
+    mu = (X[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4)
+    var = (X2[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4) - mu * mu
+    return var.sum(axis=(1, 2)) / np.maximum((mu * mu).sum(axis=(1, 2)), 1e-8)
+
+
+def _parabola_min(a: float, b: float, c: float) -> float:
+    """Where the parabola through ``(-1, a), (0, b), (1, c)`` is least, within +-0.5;
+    0 when it opens downwards or a side is infinite (outside the search)."""
+    den = a - 2.0 * b + c
+    ok = np.isfinite(a) and np.isfinite(c) and den > 0
+    return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if ok else 0.0
 
 
 def _tile_patches(lin: np.ndarray, cells: np.ndarray, P: int) -> np.ndarray:
@@ -870,16 +871,7 @@ def tile_plane(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: floa
     C = np.zeros((T, 5, 5))
     for a in range(-2, 3):
         for b in range(-2, 3):
-            sl = (slice(None), slice(None), slice(P + gi + a, P + gi + a + CELL),
-                  slice(P + gj + b, P + gj + b + CELL))
-            mu = (X[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4)
-            var = (X2[sl].reshape(T * 3, -1) @ m).reshape(T, 3, 4) - mu * mu
-            C[:, a + 2, b + 2] = var.sum(axis=(1, 2)) / np.maximum(
-                (mu * mu).sum(axis=(1, 2)), 1e-8)
-
-    def refine(a: float, b: float, c: float) -> float:
-        den = a - 2.0 * b + c
-        return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5)) if den > 0 else 0.0
+            C[:, a + 2, b + 2] = _shift_costs(X, X2, m, P + gi + a, P + gj + b)
 
     own = np.zeros((T, 2))
     w = np.zeros(T)
@@ -887,8 +879,8 @@ def tile_plane(canon: np.ndarray, n: int, tiles: np.ndarray, dx: float, dy: floa
         i, j = np.unravel_index(int(np.argmin(C[t])), (5, 5))
         if not (0 < i < 4 and 0 < j < 4):
             continue
-        own[t] = (gj + j - 2 + refine(C[t, i, j - 1], C[t, i, j], C[t, i, j + 1]),
-                  gi + i - 2 + refine(C[t, i - 1, j], C[t, i, j], C[t, i + 1, j]))
+        own[t] = (gj + j - 2 + _parabola_min(C[t, i, j - 1], C[t, i, j], C[t, i, j + 1]),
+                  gi + i - 2 + _parabola_min(C[t, i - 1, j], C[t, i, j], C[t, i + 1, j]))
         w[t] = max(float(C[t].mean() - C[t, i, j]), 0.0)
     ok = w > 0
     if ok.sum() < TILE_PLANE_MIN:
