@@ -664,3 +664,95 @@ def test_raised_homography_maps_the_tiles_tops_onto_their_cells(tilt, yaw, focal
     assert np.abs(raised - want).max() / k < 1e-6
     if tilt > 10:
         assert np.abs(plane - want).max() / k > 0.03  # the parallax the plane's view keeps
+
+
+# ------------------------------------------------------------------ session 16: 12×12 fields
+
+
+def _camera_field(tilt: float, yaw: float, aspect: float, w: int = 1920, h: int = 1080,
+                  f: float = 1500.0) -> np.ndarray:
+    """``Hc`` (photo → canonical view) of a 12×12 field that is ``aspect`` times as long
+    along x as along y on the table, seen by a pinhole camera (principal point at the
+    centre) tilted ``tilt``° and turned ``yaw``°."""
+    K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
+    a, b = np.radians(tilt), np.radians(yaw)
+    Rz = np.array([[np.cos(b), -np.sin(b), 0], [np.sin(b), np.cos(b), 0], [0, 0, 1.0]])
+    Rx = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    R = Rx @ Rz @ np.diag([1.0, 1.0, -1.0])
+    t = -R @ np.array([6.0 * aspect, 6.0, 0.0]) + np.array([0.0, 0.0, 30.0])
+    M, k = cf.MARGIN_CELLS * cf.CELL, cf.CELL
+    A = np.array([[k, 0, M], [0, k, M], [0, 0, 1.0]])  # canonical cells -> px
+    G = K @ np.column_stack([R[:, 0] * aspect, R[:, 1], t])  # canonical cells -> photo
+    return A @ np.linalg.inv(G)
+
+
+@pytest.mark.parametrize("tilt,yaw", [(35.0, 20.0), (50.0, -65.0), (2.0, 10.0)])
+def test_field_aspect_tells_a_square_field_from_an_oblong_one(tilt, yaw):
+    """A square field is square on the table (aspect 1, the focal length found from its
+    own orthogonal directions, or unobservable when seen from straight above), a field
+    half again as long one way is not (session 16: a 9×9 block read on a 12×12 board,
+    1.46 and 1.78)."""
+    assert cf.field_aspect(_camera_field(tilt, yaw, 1.0), (1080, 1920)) < 1.01
+    assert abs(cf.field_aspect(_camera_field(tilt, yaw, 1.5), (1080, 1920)) - 1.5) < 0.05
+    assert abs(cf.field_aspect(_camera_field(tilt, yaw, 1 / 1.5), (1080, 1920)) - 1.5) < 0.05
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_a_field_not_square_on_the_table_is_weak(monkeypatch, check):
+    """A finished field whose own evidence is above WEAK_FIELD but which is not square on
+    the table (SQUARE_CHECK: 777777 normal #0 at 2560×1440, a 9×9 block of a 12×12 board,
+    aspect 1.46, evidence 0.88) counts as weak: the other starts are straightened and a
+    square one with the same evidence wins. Forced on a sample photo by an evidence of
+    0.9 for every field and the first finished field's aspect taken as 1.5."""
+    root = Path(__file__).resolve().parents[1] / "sample_images"
+    img = decode_photo((root / "colomino_normal_106.jpg").read_bytes())
+    starts: list = []
+    plain = cf._straighten
+
+    def counted(image, image_gray, n, Hu, sizes, **k):
+        starts.append(n)
+        return plain(image, image_gray, n, Hu, sizes, **k)
+
+    monkeypatch.setattr(cf, "SQUARE_CHECK", check)
+    monkeypatch.setattr(cf, "_straighten", counted)
+    monkeypatch.setattr(cf, "_field_evidence", lambda canon, n: 0.9)
+    monkeypatch.setattr(cf, "field_aspect", lambda Hc, shape: 1.5 if len(starts) < 2 else 1.0)
+    Hc, n, score, canon = cf.locate_field(img)
+    if check:
+        assert len(starts) == 2 and n == starts[1] != starts[0]
+    else:
+        assert len(starts) == 1 and n == starts[0]
+
+
+def _field_error(seed: int, difficulty: str, monkeypatch, **flags) -> tuple[int, int, float]:
+    """A 1280×720 Colomino photo rendered from ``seed`` read by :func:`locate_field` with
+    the module's ``flags`` set: ``(true size, size found, corner error in cells)``."""
+    from vision.simulator.dataset import random_photo
+
+    photo = random_photo("colomino", seed, difficulty, 1280, 720)
+    for name, value in flags.items():
+        monkeypatch.setattr(cf, name, value)
+    n_true = len(photo.truth["state"]["rows"])
+    Hc, n, _, _ = cf.locate_field(decode_photo(photo.jpeg))
+    true_c = np.array(photo.truth["board_corners_px"], float)
+    pitch = np.mean(np.linalg.norm(true_c - np.roll(true_c, -1, axis=0), axis=1)) / n_true
+    got = _field_corners(Hc, n)
+    return n_true, n, max(np.min(np.linalg.norm(got - p, axis=1)) for p in true_c) / pitch
+
+
+def test_rim_bar_from_the_print_finds_a_dense_12x12_under_a_warm_lamp(monkeypatch):
+    """777778 hard #10 (seed 4652983485775): a 12×12 board with 87 tiles on a walnut
+    table under 3000 K. The rim evidence's saturation bar from the field's median (the
+    tiles') counted no real marking: found as 9×9. From the print's saturation
+    (RIM_BAR_PERCENTILE) the 12×12 field is found."""
+    n_true, n, err = _field_error(4652983485775, "hard", monkeypatch, RIM_BAR_PERCENTILE=10)
+    assert n == n_true == 12 and err < 0.3
+
+
+def test_ruler_with_a_lost_end_marking_finds_a_12x12_on_a_blue_striped_cloth(monkeypatch):
+    """777778 hard #4 (seed 240125615914667): a 12×12 board with 87 tiles on a blue-striped
+    cloth under 2700 K. The blue end markings are taken for the cloth's: the ruler spread
+    12 markings over 11 (a field 1.2 cells off at 1280×720; no board found at 1920×1080);
+    with a lost end marking allowed (RULER_LOST_ENDS_ON) the field is right."""
+    n_true, n, err = _field_error(240125615914667, "hard", monkeypatch, RULER_LOST_ENDS_ON=True)
+    assert n == n_true == 12 and err < 0.3

@@ -454,6 +454,10 @@ RIM_JUDGED_GAIN = 0.1
 #: extent always spans the n markings. 0 for now: boards got worse on the lead's unseen
 #: sets with 2 (session 14 in the module docstring).
 RULER_LOST_ENDS = 0
+#: Session 16, fix 3 (its own flag): markings a side's labelled extent may lack at its
+#: ends when :data:`RULER_LOST_ENDS_ON` is set (else :data:`RULER_LOST_ENDS`).
+RULER_LOST_ENDS_ON = False
+RULER_LOST_ENDS_S16 = 1
 #: A field still weak (:data:`WEAK_FIELD`) after every other start is compared with the
 #: fields straightened from the candidate outlines the search skipped once it had a
 #: clear grid (:func:`locate_field`).
@@ -465,6 +469,19 @@ SKIPPED_CANDIDATES = True
 POLISH_SCALE = 0
 POLISH_SEARCH = 0.15
 POLISH_MAX_MOVE = 0.15
+#: Session 16, fix 1: a finished field must be square on the table. Its aspect
+#: (:func:`field_aspect`: the camera's focal length from the field's own two orthogonal
+#: directions, then the ratio of its sides' lengths on the table) above
+#: :data:`SQUARE_MAX_ASPECT` counts the field's evidence less by :data:`SQUARE_PENALTY`
+#: (so a wrong 9×9 block read on a 12×12 board, aspect 1.46-1.78, is weak and the other
+#: starts are tried; true fields measured 1.00-1.05).
+SQUARE_CHECK = False
+SQUARE_MAX_ASPECT = 1.25
+SQUARE_PENALTY = 1.0
+#: Session 16, fix 2: :func:`rim_evidence` counts a pixel as saturated ink above this
+#: percentile of the field's saturation plus 70 (the printed field's, where the print
+#: is; 0: the field's median, which on a dense board under a warm lamp is the tiles').
+RIM_BAR_PERCENTILE = 0
 
 
 # ----------------------------------------------------------------------------- locate
@@ -744,7 +761,8 @@ def _grid_in_candidate(image: np.ndarray, half: np.ndarray, quad: np.ndarray,
         classes = classes_of(rect)
         masks = [m for m, d in zip(classes, drop, strict=True) if not d]
         # end markings lack labels only in a colour left out as the table's
-        ruler = ruler_grid(masks, vm, sizes, RULER_LOST_ENDS if any(drop) else 0)
+        lost_ends = RULER_LOST_ENDS_S16 if RULER_LOST_ENDS_ON else RULER_LOST_ENDS
+        ruler = ruler_grid(masks, vm, sizes, lost_ends if any(drop) else 0)
         if ruler is None and any(drop):
             # the table shares some of the board's colours: the markings as runs of any
             # saturated colour, parted by the print between them
@@ -940,7 +958,11 @@ def rim_evidence(canon: np.ndarray, n: int, hsv: np.ndarray | None = None) -> fl
     if hsv is None:
         hsv = cv2.cvtColor(canon, cv2.COLOR_BGR2HSV)
     end = M + n * CELL
-    s_ref = float(np.median(hsv[M:end:3, M:end:3, 1]))  # every third pixel is plenty
+    field_s = hsv[M:end:3, M:end:3, 1]  # every third pixel is plenty
+    if RIM_BAR_PERCENTILE:
+        s_ref = float(np.percentile(field_s, RIM_BAR_PERCENTILE))
+    else:
+        s_ref = float(np.median(field_s))
     s_min = min(s_ref + 70, 230)
     a0, a1 = int(0.25 * CELL), int(0.75 * CELL)
 
@@ -1146,12 +1168,43 @@ def _straighten(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarra
     return n, Hc, canon
 
 
+def field_aspect(Hc: np.ndarray, image_shape) -> float:
+    """How far from square (1.0) a field ``Hc`` (photo → canonical view) lies on the
+    table: the ratio (at least 1) of the lengths of its two sides' directions in the
+    camera's frame. The camera: principal point at the photo's centre, square pixels,
+    the focal length from the field's own two directions taken as orthogonal (the
+    vanishing points of a rectangle's sides are orthogonal directions); where that is
+    unobservable or out of any camera's range (a nearly frontal view, whose aspect hardly
+    depends on it), 0.85 of the photo's long side. ``image_shape``: ``(h, w, ...)``."""
+    h, w = image_shape[:2]
+    C = np.array([[1.0, 0, (w - 1) / 2.0], [0, 1.0, (h - 1) / 2.0], [0, 0, 1.0]])
+    G = np.linalg.inv(C) @ np.linalg.inv(Hc)  # canonical px -> centred photo px
+    g1, g2 = G[:, 0], G[:, 1]
+    den = g1[2] * g2[2]
+    f2 = -(g1[0] * g2[0] + g1[1] * g2[1]) / den if abs(den) > 1e-18 else -1.0
+    f = float(np.sqrt(f2)) if f2 > 0 else 0.0
+    if not 0.4 * max(h, w) < f < 3.0 * max(h, w):
+        f = 0.85 * max(h, w)
+    k = np.array([1.0 / f, 1.0 / f, 1.0])
+    a = float(np.linalg.norm(k * g1) / max(float(np.linalg.norm(k * g2)), 1e-300))
+    return max(a, 1.0 / a) if a > 0 else float("inf")
+
+
+def _judged_evidence(image_shape, n: int, Hc: np.ndarray, canon: np.ndarray) -> float:
+    """:func:`_field_evidence` of a finished field, less :data:`SQUARE_PENALTY` when
+    :data:`SQUARE_CHECK` finds it not square on the table (:func:`field_aspect`)."""
+    evidence = _field_evidence(canon, n)
+    if SQUARE_CHECK and field_aspect(Hc, image_shape) > SQUARE_MAX_ASPECT:
+        evidence -= SQUARE_PENALTY
+    return evidence
+
+
 def _finished(image: np.ndarray, image_gray: np.ndarray, n: int, Hu: np.ndarray, sizes):
     """A start (n×n grid ``Hu``, image → unit field square) straightened
     (:func:`_straighten`) and judged: ``((n, Hc, canon), evidence)`` with
-    :func:`_field_evidence` of the finished field."""
+    :func:`_judged_evidence` of the finished field."""
     got = _straighten(image, image_gray, n, Hu, sizes)
-    return got, _field_evidence(got[2], got[0])
+    return got, _judged_evidence(image.shape, got[0], got[1], got[2])
 
 
 def _rim_judged_refinement(image: np.ndarray, image_gray: np.ndarray, n: int, Hc: np.ndarray,
@@ -1496,7 +1549,7 @@ def locate_field(image: np.ndarray, sizes=(9, 12)):
         # line-judged refinement then keeps)
         got = _rim_judged_refinement(image, image_gray, n, Hc)
         if got is not None:
-            got_evidence = _field_evidence(got[1], n)
+            got_evidence = _judged_evidence(image.shape, n, got[0], got[1])
             if got_evidence > evidence + RIM_JUDGED_GAIN:
                 (Hc, canon), evidence = got, got_evidence
     polished = _polish_field(image, image_gray, n, Hc)
