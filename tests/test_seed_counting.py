@@ -788,3 +788,24 @@ def test_the_hidden_seeds_go_to_the_pile_the_camera_cannot_see_over_the_rim():
     nan = [float("nan")] * 6
     assert (sc.constrain_total(visible, total, spill=spill, parallax=nan)
             == sc.constrain_total(visible, total, spill=spill))
+
+
+def test_a_band_covered_in_part_bounds_the_pile_from_above(monkeypatch):
+    """Session 16: two pits show five peaks and spill over their far rims in the same
+    oblique view; the total hides twenty seeds. A pile shifted far beyond the band covers
+    it in full, so the pit whose band is covered only in part holds the smaller pile.
+    Without the bound (SPILL_CAP off) both spills say the same and the seeds are shared."""
+    visible = [5, 5, 1, 0, 2, 4]
+    total = sum(visible) + 20
+    spill = [0.45, 0.9, 0.0, 0.0, 0.0, 0.0]
+    par = [0.8] * 6
+    monkeypatch.setattr(sc, "SPILL_CAP", True)
+    counts, _ = sc.constrain_total(visible, total, spill=spill, parallax=par)
+    assert sum(counts) == total and counts[2:] == [1, 0, 2, 4]
+    assert counts[1] >= counts[0] + 5
+    part = sc.partial_loglik(0.8, np.arange(30))
+    assert part.max() == 0.0 and np.all(np.diff(part) <= 0.0)
+    assert part.min() >= math.log(sc.PARTIAL_FLOOR) - 1e-9
+    monkeypatch.setattr(sc, "SPILL_CAP", False)
+    counts, _ = sc.constrain_total(visible, total, spill=spill, parallax=par)
+    assert abs(counts[1] - counts[0]) <= 1

@@ -814,6 +814,8 @@ def loglik_table(visible, max_count: int, stores=None, rate: float = 1.0,
             table[i] += spill_loglik(float(sp[i]), ns[0])
             if sp[i] < SPILL_BARE and np.isfinite(par[i]):
                 table[i] += bare_loglik(float(par[i]), ns[0])
+            if SPILL_CAP and SPILL_SEEN <= sp[i] < PARTIAL_FULL and np.isfinite(par[i]):
+                table[i] += partial_loglik(float(par[i]), ns[0])
     return table
 
 
@@ -913,6 +915,10 @@ PILE_RISE = 3.2  # mm a pile's top rises per seed above its first layer (five 16
 BARE_REACH = 8.0  # mm the pile's top must shift (parallax) to reach the band: a seed radius
 BARE_SOFT = 2.6  # mm over which the chance of a spill rises around BARE_REACH
 BARE_FLOOR = 0.1  # chance a pile shifted far beyond the band still leaves it bare
+SPILL_CAP = False  # a band covered only in part bounds the pile from above (partial_loglik)
+PARTIAL_FULL = 0.65  # a far band covered less than this (but >= SPILL_SEEN) is partial
+PARTIAL_REACH = 20.0  # mm of shift beyond which a pile covers the band in full
+PARTIAL_FLOOR = 0.2  # chance a pile shifted far beyond that still covers it in part
 
 
 def rim_spill(lab: np.ndarray, centre, away, r_px: float) -> float:
@@ -999,6 +1005,28 @@ def bare_loglik(parallax: float, ns) -> np.ndarray:
     shift = np.maximum(0.0, ns - PIT_LAYER) * PILE_RISE * max(0.0, parallax)
     bare = 1.0 - (1.0 - BARE_FLOOR) / (1.0 + np.exp(-(shift - BARE_REACH) / BARE_SOFT))
     return np.log(bare / bare.max())
+
+
+def partial_loglik(parallax: float, ns) -> np.ndarray:
+    """log-likelihood of a far band covered only in part for ``ns`` seeds in a round pit.
+
+    Session 16. :func:`spill_loglik` is flat above two layers, so a spilled pit took
+    every seed the other cavities' readings left over (dev 16401 hard: pits of 9+ seeds
+    answered high 17 times of 33). Yet the pile's top shifts ``(n - PIT_LAYER) *
+    PILE_RISE * parallax`` mm toward the far rim (as in :func:`bare_loglik`), and the
+    band is 1.05-1.35 pit radii wide; a pile whose top lies far beyond it covers the band
+    in full (session 15: covered >= 0.65 in 77 % of piles of 14+ in oblique views). A
+    band covered in part (between :data:`SPILL_SEEN` and :data:`PARTIAL_FULL`) is then
+    evidence against a pile shifted beyond :data:`PARTIAL_REACH` mm: the chance of a
+    partial cover falls from 1 to :data:`PARTIAL_FLOOR` around it (soft over
+    :data:`BARE_SOFT`), relative to its maximum, so the bound stays soft (-1.6 at most).
+    Cached right fits (dev 16400 normal / 16401 hard, 30 photos each), exact (|err|):
+    326 -> 326/420 (198 -> 198), 291 -> 291/406 (270 -> 240); held-out: see the flag.
+    """
+    ns = np.asarray(ns, dtype=np.float64)
+    shift = np.maximum(0.0, ns - PIT_LAYER) * PILE_RISE * max(0.0, parallax)
+    part = 1.0 - (1.0 - PARTIAL_FLOOR) / (1.0 + np.exp(-(shift - PARTIAL_REACH) / BARE_SOFT))
+    return np.log(part / part.max())
 
 
 ON_SEED = 3.0  # a peak lies on a seed when the bowl difference near it reaches this (noise)
