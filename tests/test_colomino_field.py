@@ -515,6 +515,9 @@ def test_weak_field_stages_stop_once_a_field_is_clearly_better(monkeypatch):
         return plain(image, image_gray, n, Hu, sizes, **k)
 
     monkeypatch.setattr(cf, "_straighten", counted)
+    # the forced evidence holds for the fields as they are (session 16's squareness
+    # check would count the other start's field, not square on the table, as weak)
+    monkeypatch.setattr(cf, "SQUARE_CHECK", False)
     monkeypatch.setattr(cf, "_field_evidence", lambda canon, n: 0.0 if len(starts) < 2 else 0.9)
     monkeypatch.setattr(cf, "_rim_judged_refinement",
                         lambda *a, **k: pytest.fail("a field above WEAK_FIELD refined again"))
@@ -547,10 +550,12 @@ def _rim_evidence_by_means(canon: np.ndarray, n: int) -> float:
     return float((places(0.15, 0.5) > 0.5).mean() - (places(0.65, 0.85) > 0.5).mean())
 
 
-def test_rim_evidence_counts_as_the_means_did():
+def test_rim_evidence_counts_as_the_means_did(monkeypatch):
     """The stacked, counted rim evidence (session 14) equals the strip-by-strip means
     bit for bit, on views with saturated patches of every share around one half (a
-    patch covering exactly half a place is not "mostly saturated")."""
+    patch covering exactly half a place is not "mostly saturated"). The saturation bar
+    from the field's median, as then (session 16's RIM_BAR_PERCENTILE off)."""
+    monkeypatch.setattr(cf, "RIM_BAR_PERCENTILE", 0)
     rng = np.random.default_rng(14)
     M, C = cf.MARGIN_CELLS * cf.CELL, cf.CELL
     for trial in range(40):

@@ -384,6 +384,33 @@ light region joins the cloth's white blots; no board found (the family of 11260 
 10258 #6). The candidate on the board has no outline from the sparse yellow and green
 markings left; the ring of every class instead follows the cloth's blots to the view's
 border (tried, no board either).
+
+Session 16 (dev: 777777 normal #0, 777778 hard #4 and #10, the three 12×12 boards read
+wrong last session; held-out 16010 / 16011 normal, 16050 / 16051 hard, 30 each, 61
+12×12 boards; no-board checks Wauri 16090 hard, 12, CARIBO 16091 hard, 10). Three causes,
+each behind its own flag. (1) :data:`SQUARE_CHECK` (on): #0 (2560×1440) finished as a
+9×9 block with evidence 0.88, above :data:`WEAK_FIELD`, so the skipped candidates were
+never compared; that field is not square on the table (:func:`field_aspect` 1.46, true
+fields 1.00-1.06 by the truth's corners), and a non-square field's evidence now counts
+:data:`SQUARE_PENALTY` less: found as 12×12 (0.09 cell). (2) :data:`RIM_BAR_PERCENTILE`
+(on): #10, a 12×12 with 87 tiles on walnut under 3000 K, read as 9×9 — the rim
+evidence's saturation bar came from the field's median, the tiles'; from the print's
+(10th percentile) the 12×12 is found (0.16 cell). (3) :data:`RULER_LOST_ENDS_ON` (off,
+mixed; figures at the flag): #4 found only with it (with (1)+(2) alone a 12×12
+field 1.1 cells off instead of no board). Dev boards, cells wrong, (1)+(2): #0 144 -> 0, #10
+144 -> 3, #4 144 -> 101. Held-out fields
+(``colomino_field_bench``-like probe, bad fields / fields moved): (1)+(2) moved 2 of 120
+fields, none on the normal sets or 16051: 16050 #4 (9×9, a corner 0.38 -> 0.07 cell, by
+(2); cells 13 -> 1) and #15 (12×12 found with aspect 1.47, 0.27 -> 0.21 cell, by (1);
+cells 0 -> 0); bad fields 1 -> 1 (16050 #22, a 9×9 not found either way). Boards (perfect
+/ cell errors, held-out, base -> on): 16010 80.0/15 =, 16011 63.3/35 =, 16050 36.7/157
+-> 36.7/145, 16051 53.3/38 =. Field CPU (median per photo) unchanged within noise. No
+board on the 12 Wauri photos either way; CARIBO 16091 hard #1 and #9 give a false field
+both before and after (not looked into). The held-out sets hold no 12×12 read as 9×9:
+the cause (1) case occurs at 2560×1440 only (at 1280×720 and 1920×1080 #0 is right).
+Lead's check sets 818181 normal / 818182 hard (30 each, unseen by the three fixes, boardcam
+evaluate, perfect % / cell errors, (1)+(2) off -> on): normal 53.3/50 =, hard 36.7/233 ->
+36.7/209 (one photo moved: hard #0, 144 -> 120 cells wrong); median time/decode equal.
 """
 
 from __future__ import annotations
@@ -455,7 +482,11 @@ RIM_JUDGED_GAIN = 0.1
 #: sets with 2 (session 14 in the module docstring).
 RULER_LOST_ENDS = 0
 #: Session 16, fix 3 (its own flag): markings a side's labelled extent may lack at its
-#: ends when :data:`RULER_LOST_ENDS_ON` is set (else :data:`RULER_LOST_ENDS`).
+#: ends when :data:`RULER_LOST_ENDS_ON` is set (else :data:`RULER_LOST_ENDS`). Off: it
+#: finds 777778 hard #4 (a 12×12 on a blue-striped cloth, blue end markings taken for
+#: the cloth's; no board found before), but on held-out sets it moved 12-16 of 30 right
+#: fields by a few hundredths of a cell and found no lost one: boards (perfect % / cell
+#: errors) 16010 normal 80.0/15 both, 16051 hard 53.3/38 -> 50.0/39.
 RULER_LOST_ENDS_ON = False
 RULER_LOST_ENDS_S16 = 1
 #: A field still weak (:data:`WEAK_FIELD`) after every other start is compared with the
@@ -475,13 +506,13 @@ POLISH_MAX_MOVE = 0.15
 #: :data:`SQUARE_MAX_ASPECT` counts the field's evidence less by :data:`SQUARE_PENALTY`
 #: (so a wrong 9×9 block read on a 12×12 board, aspect 1.46-1.78, is weak and the other
 #: starts are tried; true fields measured 1.00-1.05).
-SQUARE_CHECK = False
+SQUARE_CHECK = True
 SQUARE_MAX_ASPECT = 1.25
 SQUARE_PENALTY = 1.0
 #: Session 16, fix 2: :func:`rim_evidence` counts a pixel as saturated ink above this
 #: percentile of the field's saturation plus 70 (the printed field's, where the print
 #: is; 0: the field's median, which on a dense board under a warm lamp is the tiles').
-RIM_BAR_PERCENTILE = 0
+RIM_BAR_PERCENTILE = 10
 
 
 # ----------------------------------------------------------------------------- locate
