@@ -916,6 +916,10 @@ BARE_REACH = 8.0  # mm the pile's top must shift (parallax) to reach the band: a
 BARE_SOFT = 2.6  # mm over which the chance of a spill rises around BARE_REACH
 BARE_FLOOR = 0.1  # chance a pile shifted far beyond the band still leaves it bare
 SPILL_CAP = False  # a band covered only in part bounds the pile from above (partial_loglik)
+# SPILL_CAP stays off: on the lead's unseen 818181 normal / 818182 hard (30 photos each,
+# boardcam evaluate, pits and stores miscounted of 420, off -> on) 101 -> 101 and
+# 142 -> 145; seed error share 15.1 -> 14.7 % and 32.5 -> 32.2 % (the bound trims the
+# spilled pile's excess but moves counts between pits, not onto the right ones)
 PARTIAL_FULL = 0.65  # a far band covered less than this (but >= SPILL_SEEN) is partial
 PARTIAL_REACH = 20.0  # mm of shift beyond which a pile covers the band in full
 PARTIAL_FLOOR = 0.2  # chance a pile shifted far beyond that still covers it in part
