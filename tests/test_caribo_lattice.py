@@ -1026,3 +1026,63 @@ def test_finer_lattices_without_outlines_are_dropped():
     kept, mixed = caribo_lattice._drop_unoutlined(out, [0.1, 0.2, 0.3, 0.4], finals, signal)
     assert [lat[0] is H for lat, H in zip(kept, [true, far], strict=True)] == [True, True]
     assert mixed == [0.2, 0.4]
+
+
+def test_merge_searches_keeps_the_first_and_drops_the_seconds_duplicates():
+    """Session 17 (:func:`vision.caribo_lattice.merge_searches`, used by
+    :data:`vision.caribo_recognition.PROP_LATTICES`): a second search that found the same
+    lattices adds nothing; a lattice of its own (here a finer one, half the pitch) that
+    puts other cells on the paint is added after the first search's, unless the outline
+    rule across both drops it; either search alone is returned as it is."""
+    image = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
+                           / "caribo_easy_107.jpg"))
+    lab, paint, scale = _lattice_inputs(image)
+    found = caribo_lattice.find_lattice(lab, paint, scale)
+    assert found
+    assert caribo_lattice.merge_searches(found, None, paint) == list(found)
+    assert caribo_lattice.merge_searches(None, found, paint) == list(found)
+    merged = caribo_lattice.merge_searches(found, found, paint)
+    assert [id(c) for c in merged] == [id(c) for c in found]
+    H, edges, ridges, pitch = found[0]
+    finer = (H @ np.diag([0.5, 0.5, 1.0]), edges, ridges, 0.5 * pitch)
+    both = caribo_lattice.merge_searches(found, [found[0], finer], paint)
+    assert [id(c) for c in both[:len(found)]] == [id(c) for c in found]
+    assert len(both) <= len(found) + 1
+    assert all(c is finer for c in both[len(found):])
+
+
+def test_the_plain_mask_is_searched_only_for_a_doubtful_reading(monkeypatch):
+    """:data:`vision.caribo_recognition.PROP_LATTICES_DOUBT`: with a prop's colour in the
+    photo (forced here), the plain mask's lattice search runs when the prop mask's best
+    reading explains less than the bar per tile, and never when it is sure."""
+    image = cv2.imread(str(Path(__file__).resolve().parents[1] / "sample_images"
+                           / "caribo_easy_107.jpg"))
+    plain_mask = []
+    real = cr._table_distance
+
+    def table_distance(lab, props=True):
+        d = real(lab, props=props)
+        if not props:  # the plain mask: one pixel more, as if a prop's colour were found
+            plain_mask.append(True)
+            d = d.copy()
+            d[0, 0] = 1e3
+        return d
+
+    calls = []
+    search = caribo_lattice.find_lattice
+
+    def counted(lab, paint, scale):
+        calls.append(paint)
+        return search(lab, paint, scale)
+
+    monkeypatch.setattr(cr, "_table_distance", table_distance)
+    monkeypatch.setattr(cr.caribo_lattice, "find_lattice", counted)
+    monkeypatch.setattr(cr, "PROP_LATTICES", True)
+    answers = {}
+    for doubt in (-1e9, 1e9):
+        monkeypatch.setattr(cr, "PROP_LATTICES_DOUBT", doubt)
+        calls.clear()
+        answers[doubt] = cr.recognize(image)["notation"]
+        assert len(calls) == (1 if doubt < 0 else 2)
+    assert plain_mask
+    assert answers[-1e9] == answers[1e9]

@@ -746,6 +746,38 @@ def _drop_unoutlined(out, mixed, finals, signal):
     return [out[j] for j in keep], ([mixed[j] for j in keep] if mixed else mixed)
 
 
+def merge_searches(first, second, paint: np.ndarray) -> list:
+    """The candidates of two lattice searches of one photo (:func:`find_lattice` on two
+    paint masks, each a list of ``(H, edges, ridges, pitch)`` best first, or None) as one
+    list for the reader: ``first``'s, then those of ``second`` that put other cells on
+    ``paint`` (the reader's mask, ``(h, w)`` bool) than every earlier one
+    (:func:`same_lattice`), and of them only those whose mean outline contrast per cell
+    on ``paint`` is at least :data:`OUTLINE_KEEP` times the best of the union's (session
+    16, :data:`vision.caribo_recognition.PROP_LATTICES`: within one search the rule keeps
+    a finer lattice of a small figure out of the reader, whose quality sums over cells;
+    two searches' candidates met there unpruned)."""
+    first, second = list(first or []), list(second or [])
+    if not second or not first:
+        return first or second
+    union = first + second
+    mask = np.asarray(paint, np.float32)
+    bbox = cv2.boundingRect(np.asarray(paint, np.uint8))
+    cells = _cells_many([c[0] for c in union], mask, 0.5,
+                        [_paint_window(bbox, c[3]) for c in union], PaintMaps(mask))
+    out, finals, kept = [], [], []
+    for j, (cand, cl) in enumerate(zip(union, cells, strict=True)):
+        centres = hexlattice.apply_homography(cand[0], hexlattice.axial_to_world(cl))
+        if j >= len(first) and any(same_lattice(Hk, ck, cand[0], centres) for Hk, ck in kept):
+            continue  # the reader would read the same cells again
+        kept.append((cand[0], centres))
+        out.append(cand)
+        finals.append(cl)
+    if OUTLINE_KEEP and len(out) > 1:
+        signal = out[0][2] if LATTICE_SIGNAL == "ridge" else out[0][1]
+        out, _ = _drop_unoutlined(out, [], finals, signal)
+    return out
+
+
 SMALL_PHASES = np.array([[0.0, 0.0], [0.5, 0.0], [0.25, 0.25 * math.sqrt(3.0)],
                          [-0.25, 0.25 * math.sqrt(3.0)], [0.0, 1.0 / math.sqrt(3.0)],
                          [0.0, -1.0 / math.sqrt(3.0)]])

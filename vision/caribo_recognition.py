@@ -460,8 +460,10 @@ is the table only where it is connected to that thing; elsewhere its colour is p
 white paper at the border made every white segment of the figure table, and a black pen
 every slate one: the lattice lost those tiles' outlines against the paint and the
 reader took them for table)."""
-PROP_LATTICES = False
-"""OFF (session 15, see below). When :data:`PROP_COLOURS` changed the paint mask, the
+PROP_LATTICES = True
+"""ON since session 17 (with :data:`PROP_LATTICES_MERGE` and
+:data:`PROP_LATTICES_DOUBT`; figures at the end). When :data:`PROP_COLOURS` changed the
+paint mask, the
 lattice search also runs on the plain mask (without the prop rule) and its candidates
 follow the prop mask's; the reader
 (on the prop mask) picks among them by its quality. The lattice search answers a few
@@ -477,7 +479,30 @@ perfect, errors 371 -> 243; but small figures 10401/10501 normal 24/20 -> 24/23,
 over cells; :data:`vision.caribo_lattice.OUTLINE_KEEP` acts within one search), total time
 1.37x, and ``test_figure_cut_by_image_border`` fails (a tile cut by the border read wrong:
 the cut tiles' colours at the border are taken for a prop's). Left off for those; the next
-step is the outline rule across both searches' candidates and the border case."""
+step is the outline rule across both searches' candidates and the border case.
+
+Session 17: the plain mask is searched only when the prop mask's reading is doubtful
+(:data:`PROP_LATTICES_DOUBT`) and the two searches' candidates are merged with the outline
+rule across both (:data:`PROP_LATTICES_MERGE`). Lead's sets, all unseen by this change,
+regenerated at HEAD 2cbcbaf (``boardcam evaluate``, perfect / tile errors, off -> on):
+777777 normal 93.3/36 -> 93.3/16, 777778 hard 66.7/129 -> 66.7/132 (#16: "no tiles" on
+a 19-tile figure -> a reading at board confidence 0.0, 22 tiles wrong, all warned),
+787878 normal 76.7/70 -> 80.0/65, 787879 hard 66.7/142 -> 66.7/129, fresh 818181 normal
+and 818182 hard unchanged (83.3/43, 80.0/65): 137 -> 138 of 180 boards perfect, tile
+errors 485 -> 442. Small figures (``caribo_small_figures.py --seeds 12 --first 10401``,
+hard ``--first 10501``, saved and evaluated): 24 and 18 of 36 perfect both ways, tile
+errors 20 -> 20 and 33 -> 36 (two hard photos answered "no tiles" now give a reading:
+2 -> 1 and 3 -> 7 errors). ``test_figure_cut_by_image_border`` passes. CPU
+(``process_time``, interleaved, 180 photos): total 1.04x, median per photo 0.40 -> 0.41 s
+and 0.47 -> 0.50 s."""
+PROP_LATTICES_MERGE = True
+"""With :data:`PROP_LATTICES`: the two searches' candidates are merged by
+:func:`vision.caribo_lattice.merge_searches` (the plain mask's duplicates dropped and the
+outline rule applied across both) instead of simply listed one after the other."""
+PROP_LATTICES_DOUBT: float | None = 0.8
+"""With :data:`PROP_LATTICES`: the plain mask is searched only when the prop mask's best
+reading's quality (expected right minus wrong tiles) is below this many per tile read
+(None: always)."""
 PROP_MAX_SHARE = 0.3
 """A prop's colour covers at most this share of the border band."""
 PROP_MAX_REGIONS = 2
@@ -944,12 +969,12 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         raise ValueError("image: expected an (H, W, 3) BGR array")
     small, scale, lab_det, tdist, paint = detection_inputs(image)
     found = caribo_lattice.find_lattice(lab_det, paint, scale)
+    plain = None
     if PROP_LATTICES and PROP_COLOURS:
         plain = _table_distance(lab_det, props=False) > PAINT_DISTANCE
-        if (plain != paint).any():  # a prop's colour was found: search the plain mask too
-            found = list(found or []) + list(caribo_lattice.find_lattice(lab_det, plain, scale)
-                                             or [])
-    if not found:
+        if not (plain != paint).any():
+            plain = None  # no prop's colour was found: the plain mask is the same
+    if not found and plain is None:
         raise NothingFound("no CARIBO tiles found")
     refs = calibration.paints_linear() if calibration is not None else (
         colour.nominal_paints_linear())
@@ -958,17 +983,42 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
     best = None
     readings = []
     results = []
-    for lattice in found:
-        try:
-            answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist, lattice,
-                                                   calibration, exposure, memo=memo)
-        except NothingFound:
-            continue
-        readings.append((answer["notation"], quality))
-        results.append((answer, seg_rgb, quality, lattice))
-        # candidates come best-first; a later one must explain clearly more
-        if best is None or quality > best[2] + QUALITY_MARGIN:
-            best = results[-1]
+
+    def read(candidates):
+        nonlocal best
+        for lattice in candidates:
+            try:
+                answer, seg_rgb, quality = _read_tiles(image, small, scale, lab_det, tdist,
+                                                       lattice, calibration, exposure,
+                                                       memo=memo)
+            except NothingFound:
+                continue
+            readings.append((answer["notation"], quality))
+            results.append((answer, seg_rgb, quality, lattice))
+            # candidates come best-first; a later one must explain clearly more
+            if best is None or quality > best[2] + QUALITY_MARGIN:
+                best = results[-1]
+
+    read(found or [])
+    if plain is not None and (PROP_LATTICES_DOUBT is None or best is None
+                              or best[2] < PROP_LATTICES_DOUBT * len(best[0]["tiles"])):
+        # a prop's colour was found and the prop mask's best reading is doubtful: the
+        # plain mask's lattices too (see PROP_LATTICES)
+        second = caribo_lattice.find_lattice(lab_det, plain, scale)
+        if PROP_LATTICES_MERGE:
+            merged = caribo_lattice.merge_searches(found, second, paint)
+            ids = {id(c) for c in found or []}
+            kept = {id(c) for c in merged}
+            if any(id(c) not in kept for c in found or []):  # the union's outline rule
+                results = [r for r in results if id(r[3]) in kept]
+                readings = [(r[0]["notation"], r[2]) for r in results]
+                best = None
+                for r in results:
+                    if best is None or r[2] > best[2] + QUALITY_MARGIN:
+                        best = r
+            read([c for c in merged if id(c) not in ids])
+        else:
+            read(second or [])
     if best is None:
         raise NothingFound("no CARIBO tiles found")
     # the refit can lift a close runner-up above the best (its far cells come onto their
