@@ -405,6 +405,8 @@ def test_close_runner_up_is_refitted_too(cli, tmp_path, monkeypatch):
     truth = {"notation": CONTENDER_FIGURE}
     # the candidates as regrown from the seed (the figure-wide refit puts the best right)
     monkeypatch.setattr(cr.caribo_lattice, "FIGURE_REFIT", False)
+    # and without the rectified search of session 17 (its lattice reads the figure too)
+    monkeypatch.setattr(cr, "RECTIFY", False)
     answer, _ = cr.recognize_with_colours(image)
     assert compare_states("caribo", truth, answer).perfect
     monkeypatch.setattr(cr, "CONTENDER_MARGIN", -np.inf)  # refit the best reading only
@@ -636,14 +638,36 @@ def test_a_prop_colour_also_searches_the_plain_mask(monkeypatch):
     (:data:`vision.caribo_recognition.PROP_COLOURS`) made the slate segments paint but also
     the tiles' dark sides, which moved the figure's third line direction; no lattice
     candidate was right and 27 tiles were misread. The plain mask's candidates, searched
-    too (:data:`vision.caribo_recognition.PROP_LATTICES`, off by default), read the
+    too (:data:`vision.caribo_recognition.PROP_LATTICES`, on since session 17), read the
     figure exactly."""
     from vision.simulator.dataset import photo_seed, random_photo
 
     photo = random_photo("caribo", photo_seed(777778, 18), "hard")
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     truth = photo.truth["state"]
+    # without the rectified search of session 17 (it reads this figure on its own too)
+    monkeypatch.setattr(cr, "RECTIFY", False)
     monkeypatch.setattr(cr, "PROP_LATTICES", True)
     assert compare_states("caribo", truth, cr.recognize(image)).perfect
     monkeypatch.setattr(cr, "PROP_LATTICES", False)
     assert compare_states("caribo", truth, cr.recognize(image)).piece_errors >= 10
+
+
+def test_a_steep_view_is_read_on_the_rectified_view(monkeypatch):
+    """Session 17 (the lead's fresh set, dataset seed 818181, photo 18, normal: a 28-tile
+    triangle on a red cloth, camera tilted 34° at 57 cm): the tiles' scale and directions
+    change across the figure, no lattice start grew into the lattice, and the photo
+    answered "no tiles found". The search on the view rectified by the figure's own
+    horizon (:data:`vision.caribo_recognition.RECTIFY`) reads it exactly."""
+    from vision.simulator.dataset import photo_seed, random_photo
+
+    photo = random_photo("caribo", photo_seed(818181, 18), "normal")
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    truth = photo.truth["state"]
+    assert compare_states("caribo", truth, cr.recognize(image)).perfect
+    monkeypatch.setattr(cr, "RECTIFY", False)
+    try:
+        wrong = compare_states("caribo", truth, cr.recognize(image)).piece_errors
+    except NothingFound:
+        wrong = len(photo.truth["pieces"])
+    assert wrong >= 10

@@ -503,6 +503,21 @@ PROP_LATTICES_DOUBT: float | None = 0.8
 """With :data:`PROP_LATTICES`: the plain mask is searched only when the prop mask's best
 reading's quality (expected right minus wrong tiles) is below this many per tile read
 (None: always)."""
+RECTIFY = True
+"""Session 17: when the best reading is doubtful (quality below :data:`RECTIFY_DOUBT`
+per tile), the lattice is searched again on the view rectified by the figure's own
+perspective (:func:`vision.caribo_lattice.find_lattice_rectified`), and the reader picks
+among all candidates by its quality. Measured at HEAD 57dc0e5 (``boardcam evaluate``,
+perfect % / tile errors, off -> on): the lead's sets unseen by this change 777777 normal
+93.3/16 -> 96.7/2, 777778 hard 66.7/132 -> 70.0/90, 787878 normal 80.0/65 -> 83.3/32,
+787879 hard 66.7/129 -> 73.3/125; the fresh 818181 normal / 818182 hard whose misread
+boards were diagnosed for it 83.3/43 -> 90.0/5 and 80.0/65 -> 86.7/41 (180 photos: 138
+-> 150 perfect, tile errors 485 -> 295); small figures (``caribo_small_figures.py``,
+seeds 10401 normal / 10501 hard, 12 per size) 24 -> 25 and 18 -> 19 of 36, errors 20 ->
+15 and 36 -> 33. One photo worse of 252 (small hard 10511, 1 -> 5 tiles wrong). CPU
+(``process_time``, interleaved on 180 photos): total 1.11x and 1.08x, median per photo
+0.42 -> 0.43 s and 0.52 -> 0.56 s."""
+RECTIFY_DOUBT = 0.8
 PROP_MAX_SHARE = 0.3
 """A prop's colour covers at most this share of the border band."""
 PROP_MAX_REGIONS = 2
@@ -1019,6 +1034,16 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
             read([c for c in merged if id(c) not in ids])
         else:
             read(second or [])
+    if RECTIFY and (best is None or best[2] < RECTIFY_DOUBT * len(best[0]["tiles"])):
+        # a doubtful reading: the lattice searched again on the view rectified by the
+        # figure's own perspective (see RECTIFY)
+        have = [r[3] for r in results]
+        signals = (have[0][1], have[0][2]) if have else None
+        rect = caribo_lattice.find_lattice_rectified(lab_det, paint, scale, signals)
+        if rect:
+            seen = {id(c) for c in have}
+            read([c for c in caribo_lattice.merge_searches(have, rect, paint)
+                  if id(c) not in seen])
     if best is None:
         raise NothingFound("no CARIBO tiles found")
     # the refit can lift a close runner-up above the best (its far cells come onto their

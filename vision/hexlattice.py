@@ -536,6 +536,99 @@ def line_directions(lab: np.ndarray, mask: np.ndarray, bins: int = 180,
     return np.stack([np.cos(rad), np.sin(rad)], axis=1)
 
 
+HORIZON_GATE = 12.0  # degrees: a line element belongs to the family within this of its direction
+HORIZON_TUKEY = 6.0  # degrees: line elements pointing further from the vanishing point weigh 0
+HORIZON_MIN_PIXELS = 200  # line elements each family needs
+
+
+def _vanishing_point(pts: np.ndarray, normals: np.ndarray, weights: np.ndarray,
+                     rounds: int = 4) -> np.ndarray:
+    """The vanishing point ``(3,)`` (homogeneous, unit norm) of line elements through
+    ``pts (n, 2)`` with unit ``normals (n, 2)``: least squares on the lines, re-weighted
+    by the angle between each element and the direction to the point (Tukey's biweight,
+    :data:`HORIZON_TUKEY`), so stray elements (a tile's side, a corner) drop out."""
+    lines = np.concatenate([normals, -(normals * pts).sum(1, keepdims=True)], axis=1)
+    w = weights.astype(np.float64)
+    v = np.array([0.0, 0.0, 1.0])
+    c = math.sin(math.radians(HORIZON_TUKEY))
+    for _ in range(rounds):
+        M = (lines * w[:, None]).T @ lines
+        v = np.linalg.eigh(M)[1][:, 0]
+        # sine of the angle between each element and the direction towards v
+        to_v = v[None, :2] - v[2] * pts
+        dist = np.hypot(*to_v.T)
+        sin = np.abs(lines @ v) / np.maximum(dist, 1e-12)
+        tukey = np.where(sin < c, (1 - (sin / c) ** 2) ** 2, 0.0)
+        if tukey.sum() < 10:
+            break
+        w = weights * tukey / np.maximum(dist, 1e-6) ** 2
+    return v / np.linalg.norm(v)
+
+
+def horizon_line(tensor: tuple[np.ndarray, np.ndarray, np.ndarray], mask: np.ndarray,
+                 dirs: np.ndarray) -> np.ndarray | None:
+    """The image of the table's line at infinity, ``(3,)`` homogeneous (``l · (x, y, 1) =
+    0``, image px), from the vanishing points of the figure's three line families.
+
+    ``tensor``: the image's :func:`structure_tensor`; ``mask`` ``(H, W)``: the figure
+    (made boolean); ``dirs`` ``(3, 2)``: the three line directions
+    (:func:`line_directions`). Every strong edge pixel (the stronger half) whose line
+    direction lies within :data:`HORIZON_GATE` of a family's is a line element of that
+    family; each family's elements meet at its vanishing point
+    (:func:`_vanishing_point`), and the three points lie on the horizon (the line
+    through them in the least-squares sense). In an affine view the points lie far out
+    and the horizon is far from the figure. None with too few elements
+    (:data:`HORIZON_MIN_PIXELS`) in a family.
+    """
+    jxx, jyy, jxy = (cv2.GaussianBlur(t, (0, 0), 1.5) for t in tensor)
+    ys, xs = np.nonzero(np.asarray(mask, bool))
+    if len(xs) < 3 * HORIZON_MIN_PIXELS:
+        return None
+    a, b, c = jxx[ys, xs], jyy[ys, xs], jxy[ys, xs]
+    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    strong = strength >= np.median(strength)
+    xs, ys, a, b, c, strength = xs[strong], ys[strong], a[strong], b[strong], c[strong], \
+        strength[strong]
+    theta = 0.5 * np.arctan2(2 * c, a - b) + 0.5 * math.pi  # line direction
+    # normalised coordinates (conditioning): centred on the elements, unit ~ half the extent
+    cx, cy = float(xs.mean()), float(ys.mean())
+    f = max(float(np.ptp(xs)), float(np.ptp(ys)), 1.0) / 2.0
+    pts = np.stack([(xs - cx) / f, (ys - cy) / f], axis=1)
+    normals = np.stack([-np.sin(theta), np.cos(theta)], axis=1)
+    vps = []
+    for d in np.asarray(dirs, float):
+        phi = math.atan2(d[1], d[0])
+        dev = (theta - phi + 0.5 * math.pi) % math.pi - 0.5 * math.pi
+        sel = np.abs(dev) < math.radians(HORIZON_GATE)
+        if sel.sum() < HORIZON_MIN_PIXELS:
+            return None
+        vps.append(_vanishing_point(pts[sel], normals[sel], np.sqrt(strength[sel])))
+    h = np.linalg.svd(np.stack(vps))[2][-1]
+    T = np.array([[1 / f, 0.0, -cx / f], [0.0, 1 / f, -cy / f], [0.0, 0.0, 1.0]])
+    out = T.T @ h
+    return out / np.linalg.norm(out)
+
+
+def affine_rectifier(horizon: np.ndarray, centre) -> np.ndarray | None:
+    """The homography ``(3, 3)`` image px → image px that sends ``horizon`` (see
+    :func:`horizon_line`) to the line at infinity, so the table's parallel lines become
+    parallel (an affine view of the table), with ``centre`` (x, y) fixed and the area
+    around it kept. A point ``p`` keeps the weight ``w = horizon · p`` relative to the
+    centre's (1 there, 0 on the horizon): its neighbourhood is magnified about ``1 / w``
+    per axis. None when the centre lies on the horizon."""
+    h = np.asarray(horizon, float)
+    p0 = np.array([centre[0], centre[1], 1.0])
+    w0 = float(h @ p0)
+    if abs(w0) < 1e-12:
+        return None
+    h = h / w0  # the centre keeps its weight 1
+    P = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], h])
+    J = np.eye(2) - np.outer(p0[:2], h[:2])  # d(p / w)/dp at the centre (w = 1)
+    s = 1.0 / math.sqrt(max(abs(np.linalg.det(J)), 1e-12))
+    S = np.array([[s, 0.0, (1 - s) * p0[0]], [0.0, s, (1 - s) * p0[1]], [0.0, 0.0, 1.0]])
+    return S @ P
+
+
 def affine_from_directions(dirs: np.ndarray) -> np.ndarray | None:
     """A 2 × 2 linear map (world → image, unit pitch scale 1) whose three world edge
     directions ``(0, 1)``, ``(√3/2, 1/2)``, ``(-√3/2, 1/2)`` land on ``dirs``.
