@@ -429,7 +429,8 @@ RECTIFY_MARGIN = 0.3
 
 
 def find_lattice_rectified(lab_det: np.ndarray, paint: np.ndarray, scale: float,
-                           signals: tuple[np.ndarray, np.ndarray] | None = None):
+                           signals: tuple[np.ndarray, np.ndarray] | None = None,
+                           fourth_ok: bool = False):
     """Lattice candidates of :func:`find_lattice`, searched on an affine-rectified copy of
     the detection image and mapped back: a list of ``(H, edges, ridges, pitch)`` (``H``
     world → detection px, ``edges``/``ridges`` the detection image's own, ``signals``
@@ -445,7 +446,12 @@ def find_lattice_rectified(lab_det: np.ndarray, paint: np.ndarray, scale: float,
     families), the image is warped so the table's parallel lines are parallel
     (:func:`vision.hexlattice.affine_rectifier`, the figure's centre and scale kept), the
     search runs there, and its homographies are composed with the warp. ``lab_det``
-    ``(H, W, 3)`` float32 CIELAB, ``paint`` ``(H, W)`` boolean.
+    ``(H, W, 3)`` float32 CIELAB, ``paint`` ``(H, W)`` boolean. ``fourth_ok``: the caller
+    read a figure of several tiles, so the figure's three directions are taken even when
+    a fourth direction is strong (:func:`vision.hexlattice.line_directions`'s test, which
+    otherwise stops the search: on a striped cloth 818182 hard #19 20 -> 1 and 777778 hard
+    #9 19 -> 0 tiles wrong with it; a three-tile figure read 12 tiles without the
+    several-tiles condition).
     """
     paint_b = np.asarray(paint, bool)
     if paint_b.sum() < 150:
@@ -454,6 +460,10 @@ def find_lattice_rectified(lab_det: np.ndarray, paint: np.ndarray, scale: float,
     figure = _grown(figure_components(paint_b))
     dirs = hexlattice.line_directions(lab_det, _grown(paint_b), test_mask=figure,
                                       tensor=tensor)
+    if dirs is None and fourth_ok:
+        # the plain search read a figure of several tiles here: a fourth direction (props,
+        # a striped cloth in the mask) does not stop the figure's own three
+        dirs = hexlattice.line_directions(lab_det, figure, max_fourth=None, tensor=tensor)
     if dirs is None:
         return None
     horizon = hexlattice.horizon_line(tensor, figure, dirs)

@@ -518,6 +518,10 @@ seeds 10401 normal / 10501 hard, 12 per size) 24 -> 25 and 18 -> 19 of 36, error
 (``process_time``, interleaved on 180 photos): total 1.11x and 1.08x, median per photo
 0.42 -> 0.43 s and 0.52 -> 0.56 s."""
 RECTIFY_DOUBT = 0.8
+RECTIFY_FOURTH_TILES = 6
+"""The rectified search ignores a fourth line direction (``fourth_ok`` of
+:func:`vision.caribo_lattice.find_lattice_rectified`) when the doubtful reading holds at
+least this many tiles."""
 PROP_MAX_SHARE = 0.3
 """A prop's colour covers at most this share of the border band."""
 PROP_MAX_REGIONS = 2
@@ -1039,7 +1043,9 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         # figure's own perspective (see RECTIFY)
         have = [r[3] for r in results]
         signals = (have[0][1], have[0][2]) if have else None
-        rect = caribo_lattice.find_lattice_rectified(lab_det, paint, scale, signals)
+        rect = caribo_lattice.find_lattice_rectified(
+            lab_det, paint, scale, signals,
+            fourth_ok=best is not None and len(best[0]["tiles"]) >= RECTIFY_FOURTH_TILES)
         if rect:
             seen = {id(c) for c in have}
             read([c for c in caribo_lattice.merge_searches(have, rect, paint)
