@@ -517,7 +517,14 @@ seeds 10401 normal / 10501 hard, 12 per size) 24 -> 25 and 18 -> 19 of 36, error
 15 and 36 -> 33. One photo worse of 252 (small hard 10511, 1 -> 5 tiles wrong). CPU
 (``process_time``, interleaved on 180 photos): total 1.11x and 1.08x, median per photo
 0.42 -> 0.43 s and 0.52 -> 0.56 s."""
-RECTIFY_DOUBT = 0.8
+RECTIFY_DOUBT = 0.95
+"""A reading is doubtful (:data:`RECTIFY`) below this quality per tile. 0.8 first (as
+:data:`PROP_LATTICES_DOUBT`); at 0.95 on the ten sets above (252 photos with the small
+figures, HEAD 206c492) 247 -> 252 perfect, tile errors 325 -> 248 (one photo worse,
+777778 hard #6 0 -> 3; gains at 0.83-0.93 per tile, where 0.8 did not search); always
+searching (100) gave 253 / 215 but three photos worse and up to 1.3x the time. Held out
+for the choice (838383 normal / 838384 hard, fresh): 83.3/22 and 83.3/15 at both 0.8 and
+0.95, median time/decode 67 -> 64 and 106 -> 103 (noise)."""
 RECTIFY_FOURTH_TILES = 6
 """The rectified search ignores a fourth line direction (``fourth_ok`` of
 :func:`vision.caribo_lattice.find_lattice_rectified`) when the doubtful reading holds at
