@@ -492,6 +492,8 @@ def find_lattice_rectified(lab_det: np.ndarray, paint: np.ndarray, scale: float,
     if not np.isfinite(size).all() or size[0] > 2 * w or size[1] > 2 * h:
         return None
     warp = np.array([[1.0, 0.0, -lo[0]], [0.0, 1.0, -lo[1]], [0.0, 0.0, 1.0]]) @ R
+    if not abs(np.linalg.det(warp)) > 1e-12:
+        return None  # no inverse: the horizon passes through the image origin
     dsize = (int(math.ceil(size[0])) + 1, int(math.ceil(size[1])) + 1)
     lab_r = cv2.warpPerspective(lab_det, warp, dsize, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
