@@ -294,10 +294,16 @@ def _grown(mask: np.ndarray) -> np.ndarray:
     return cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
 
 
+def lattice_signals(lab_det: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two outline signals of the ``(H, W, 3)`` CIELAB detection image that lattice
+    candidates carry: ``(edges, ridges)``, each ``(H, W)`` float32."""
+    return (hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0)),
+            hexlattice.ridge_strength(lab_det[..., 0], 1.0))
+
+
 def find_lattice(lab_det: np.ndarray, paint: np.ndarray, scale: float):
     """Fit the top-face lattice: directions → scale and phase → per-tile homography."""
-    edges = hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0))
-    ridges = hexlattice.ridge_strength(lab_det[..., 0], 1.0)
+    edges, ridges = lattice_signals(lab_det)
     signal = ridges if LATTICE_SIGNAL == "ridge" else edges
     n_paint = int(paint.sum())
     if n_paint < 150:
@@ -503,8 +509,7 @@ def find_lattice_rectified(lab_det: np.ndarray, paint: np.ndarray, scale: float,
     if not found:
         return None
     if signals is None:
-        signals = (hexlattice.edge_strength(cv2.GaussianBlur(lab_det, (0, 0), 1.0)),
-                   hexlattice.ridge_strength(lab_det[..., 0], 1.0))
+        signals = lattice_signals(lab_det)
     back = np.linalg.inv(warp)
     out = []
     for Hc, _, _, pitch in found:

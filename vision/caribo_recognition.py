@@ -1021,13 +1021,11 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
                 continue
             readings.append((answer["notation"], quality))
             results.append((answer, seg_rgb, quality, lattice))
-            # candidates come best-first; a later one must explain clearly more
-            if best is None or quality > best[2] + QUALITY_MARGIN:
-                best = results[-1]
+        best = _best_reading(results)
 
     read(found or [])
-    if plain is not None and (PROP_LATTICES_DOUBT is None or best is None
-                              or best[2] < PROP_LATTICES_DOUBT * len(best[0]["tiles"])):
+    if plain is not None and (PROP_LATTICES_DOUBT is None
+                              or _doubtful(best, PROP_LATTICES_DOUBT)):
         # a prop's colour was found and the prop mask's best reading is doubtful: the
         # plain mask's lattices too (see PROP_LATTICES)
         second = caribo_lattice.find_lattice(lab_det, plain, scale)
@@ -1038,14 +1036,11 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
             if any(id(c) not in kept for c in found or []):  # the union's outline rule
                 results = [r for r in results if id(r[3]) in kept]
                 readings = [(r[0]["notation"], r[2]) for r in results]
-                best = None
-                for r in results:
-                    if best is None or r[2] > best[2] + QUALITY_MARGIN:
-                        best = r
+                best = _best_reading(results)
             read([c for c in merged if id(c) not in ids])
         else:
             read(second or [])
-    if RECTIFY and (best is None or best[2] < RECTIFY_DOUBT * len(best[0]["tiles"])):
+    if RECTIFY and _doubtful(best, RECTIFY_DOUBT):
         # a doubtful reading: the lattice searched again on the view rectified by the
         # figure's own perspective (see RECTIFY)
         have = [r[3] for r in results]
@@ -1082,6 +1077,24 @@ def recognize_with_colours(image: np.ndarray, *, calibration=None) -> tuple[dict
         raise NothingFound("no CARIBO tiles found (nothing was read as a tile with any "
                            "confidence)")
     return answer, seg_rgb
+
+
+def _best_reading(results):
+    """The chosen one of the readings ``(answer, seg_rgb, quality, lattice)`` (None for
+    none): candidates come best-first, so a later one must explain clearly more
+    (:data:`QUALITY_MARGIN`)."""
+    best = None
+    for r in results:
+        if best is None or r[2] > best[2] + QUALITY_MARGIN:
+            best = r
+    return best
+
+
+def _doubtful(best, bar: float) -> bool:
+    """Whether the chosen reading (or None) explains less than ``bar`` quality per tile
+    read: the extra lattice searches run then (:data:`PROP_LATTICES_DOUBT`,
+    :data:`RECTIFY_DOUBT`)."""
+    return best is None or best[2] < bar * len(best[0]["tiles"])
 
 
 CONTENDER_MARGIN = 2.0

@@ -469,6 +469,14 @@ def structure_tensor(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return jxx, jyy, jxy
 
 
+def tensor_orientation(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient orientation (radians, modulo π; the line direction is it + π/2) and
+    strength of :func:`structure_tensor` entries ``jxx = a``, ``jyy = b``, ``jxy = c``
+    (arrays of one shape)."""
+    return 0.5 * np.arctan2(2 * c, a - b), np.sqrt((a - b) ** 2 + 4 * c * c)
+
+
 def direction_histogram(tensor: tuple[np.ndarray, np.ndarray, np.ndarray],
                         mask: np.ndarray, bins: int = 180) -> np.ndarray | None:
     """The smoothed histogram ``(bins,)`` of edge-line directions (degrees modulo 180,
@@ -477,9 +485,7 @@ def direction_histogram(tensor: tuple[np.ndarray, np.ndarray, np.ndarray],
     σ 2 bins); None without edges there."""
     jxx, jyy, jxy = tensor
     m = mask.astype(bool)
-    a, b, c = jxx[m], jyy[m], jxy[m]
-    theta = 0.5 * np.arctan2(2 * c, a - b)  # gradient orientation
-    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    theta, strength = tensor_orientation(jxx[m], jyy[m], jxy[m])  # gradient orientation
     if strength.size == 0 or strength.sum() <= 0:
         return None
     # line direction = gradient orientation + 90°
@@ -584,12 +590,10 @@ def horizon_line(tensor: tuple[np.ndarray, np.ndarray, np.ndarray], mask: np.nda
     ys, xs = np.nonzero(np.asarray(mask, bool))
     if len(xs) < 3 * HORIZON_MIN_PIXELS:
         return None
-    a, b, c = jxx[ys, xs], jyy[ys, xs], jxy[ys, xs]
-    strength = np.sqrt((a - b) ** 2 + 4 * c * c)
+    theta, strength = tensor_orientation(jxx[ys, xs], jyy[ys, xs], jxy[ys, xs])
     strong = strength >= np.median(strength)
-    xs, ys, a, b, c, strength = xs[strong], ys[strong], a[strong], b[strong], c[strong], \
-        strength[strong]
-    theta = 0.5 * np.arctan2(2 * c, a - b) + 0.5 * math.pi  # line direction
+    xs, ys, strength = xs[strong], ys[strong], strength[strong]
+    theta = theta[strong] + 0.5 * math.pi  # line direction
     # normalised coordinates (conditioning): centred on the elements, unit ~ half the extent
     cx, cy = float(xs.mean()), float(ys.mean())
     f = max(float(np.ptp(xs)), float(np.ptp(ys)), 1.0) / 2.0
