@@ -353,6 +353,33 @@ def test_a_lamps_hot_spot_on_the_print_is_no_joker():
     assert found == {joker}
 
 
+def test_joker_probability_weighs_the_joker_evidence():
+    tri, centre, _, tiles, joker = _board_cells()
+    # a white cell as light as the print beside a tile, only tinted (white plastic on a
+    # beige print): the cascade leaves it, the odds do not
+    faint = (6, 7)
+    r, c = np.mgrid[0:9, 0:9] / 8
+    light = np.stack([1.0 + 0.6 * c, 1.0 + 0.1 * r, 1.0 - 0.4 * r], axis=-1)
+    tri[faint] = np.array([0.52, 0.54, 0.53]) * light[faint]
+    centre[faint] = tri[faint].mean(axis=0)
+    tn, loo, is_tile = _split(tri, centre)
+    shade = np.full(is_tile.shape, 0.85)
+    p = cr.joker_probability(tn, centre, loo, is_tile, tri, shade)
+    assert p.shape == is_tile.shape and np.all((p >= 0) & (p <= 1))
+    assert p[joker] > 0.5                       # lighter, tinted, stepping up: a joker
+    assert 0.05 < p[faint] < p[joker]           # tinted only: a doubt, not a finding
+    assert (faint[0], faint[1]) not in {(r, c) for _, r, c in
+                                        cr.find_jokers(tn, centre, loo, is_tile, tri=tri)}
+    for rc in tiles:
+        assert p[rc] == 0.0                     # tiles are no jokers
+    assert p[4, 4] == 0.0                       # nowhere near a tile or the edge
+    plain_beside = (3, 3)                       # plain print beside a tile
+    assert p[plain_beside] < 0.02
+    # too few plain cells to compare with: no evidence either way
+    none = cr.joker_probability(tn, centre, loo, np.ones_like(is_tile), tri, shade)
+    assert not none.any()
+
+
 # --------------------------------------------------- fast paths equal their definitions
 def test_white_patch_gains_take_each_channels_order_statistic():
     rng = np.random.default_rng(5)

@@ -1134,6 +1134,75 @@ def find_jokers(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
         *np.nonzero(like), strict=True)), reverse=True)[:4]
 
 
+#: Logistic model of "this white cell that was not taken for a joker is one after all",
+#: for the confidence of the empty cells where a joker may lie (:func:`joker_probability`).
+#: Weights of (1, log tint length, log(1 + tint z), log lightness ratio, log floor,
+#: 10 × spread, enclosed, enclosed × border shade, highest and lowest border step where
+#: plain print lies beside), all as in :func:`find_jokers`. Fitted (L2 1.0) on the cells
+#: not read as tiles beside a tile or the field's edge of dev seeds 818181 normal /
+#: 818182 hard (3 291 cells, 85 jokers), checked on held-out 828282 / 828283 (session
+#: 18, ``benchmarks/colomino_joker_odds.py``). A joker can look just like the print (white
+#: plastic as light and as tinted as a cream print under a warm lamp, no step where its
+#: top is lit like the print): the cascade of :func:`find_jokers` keeps its few false
+#: jokers by leaving those out, and they were stated empty at 0.95-1.0.
+JOKER_ODDS_COEF = (-3.294, 1.405, 2.438, 2.003, 1.927, -1.244, -0.012, 1.259, 1.245, 0.881)
+#: An empty cell this likely (or more) to hold a joker is named in a warning.
+JOKER_WARN = 0.2
+
+
+def joker_features(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
+                   is_tile: np.ndarray, tri: np.ndarray, shade: np.ndarray):
+    """The evidence of :func:`joker_probability` per cell: ``(feats (n, n, 10), eligible
+    (n, n) bool)``, or None when the photo has fewer than five plain cells to compare
+    with. ``eligible``: not a tile, and beside a tile or at the field's edge (where a
+    legal board may hold a joker). Columns as :data:`JOKER_ODDS_COEF`."""
+    n = is_tile.shape[0]
+    chrom = tri_n / np.maximum(tri_n.sum(-1, keepdims=True), 1e-5)
+    spread = (chrom.max(axis=2) - chrom.min(axis=2)).max(-1)
+    plain = (spread < JOKER_UNIFORM) & ~is_tile
+    if plain.sum() < 5:
+        return None
+    spread = np.maximum(spread, opposite_pairs(chrom))
+    ratio = centre.mean(axis=-1) / np.maximum(loo.mean(axis=-1), 1e-5)
+    floor = tri_n.mean(axis=2).min(axis=-1)
+    ratio = ratio / float(np.median(ratio[plain]))
+    floor = floor / float(np.median(floor[plain]))
+    length, z = tint_z(centre, loo, plain)
+    step = edge_steps(tri, plain)
+    seen = np.isfinite(step)
+    enclosed = (~seen.any(axis=-1)).astype(np.float64)
+    high = np.where(seen.any(axis=-1), np.where(seen, step, -np.inf).max(axis=-1), 0.0)
+    low = np.where(seen.any(axis=-1), np.where(seen, step, np.inf).min(axis=-1), 0.0)
+    feats = np.stack([
+        np.ones((n, n)), np.log(np.maximum(length, 1e-3)),
+        np.log1p(np.minimum(z, 60.0)), np.log(np.maximum(ratio, 0.3)),
+        np.log(np.maximum(floor, 0.3)), np.minimum(spread, 0.2) * 10.0, enclosed,
+        enclosed * shade, (1.0 - enclosed) * np.clip(high, -0.3, 1.0),
+        (1.0 - enclosed) * np.clip(low, -0.3, 1.0)], axis=-1)
+    return feats, ~is_tile & touches_tile_or_edge(is_tile)
+
+
+def joker_probability(tri_n: np.ndarray, centre: np.ndarray, loo: np.ndarray,
+                      is_tile: np.ndarray, tri: np.ndarray, shade: np.ndarray) -> np.ndarray:
+    """How likely each cell not read as a tile holds a white joker: ``(n, n)`` in 0..1.
+
+    Arguments as :func:`find_jokers` (``is_tile`` the coloured cells before jokers are
+    taken out). The evidence is that of :func:`find_jokers` — lightness against the print
+    around (relative to the photo's plain cells), tint (:func:`tint_z`), uniformity, the
+    steps at borders with plain print (:func:`edge_steps`) or, enclosed by tiles, the
+    lack of their cast shadow (:func:`border_shade`) — weighed together by the logistic
+    model :data:`JOKER_ODDS_COEF` instead of thresholds (:func:`joker_features`). 0 on
+    tiles, on cells no legal board holds a joker in (not beside a tile or the field's
+    edge), and when the photo has fewer than five plain cells to compare with.
+    """
+    got = joker_features(tri_n, centre, loo, is_tile, tri, shade)
+    if got is None:
+        return np.zeros(is_tile.shape)
+    feats, eligible = got
+    p = 1.0 / (1.0 + np.exp(-(feats @ np.asarray(JOKER_ODDS_COEF))))
+    return np.where(eligible, p, 0.0)
+
+
 def opposite_pairs(chrom: np.ndarray) -> np.ndarray:
     """How far a cell's opposite triangles differ from its other pair: the largest
     channel of ``|N + S − E − W|`` of the triangles' chromaticities ``chrom (n, n, 4, 3)``
@@ -2100,7 +2169,7 @@ def _cell_kinds(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray, canon: np
     washed and paled tiles, from the triangle and centre means ``tri (n, n, 4, 3)``,
     ``centre (n, n, 3)`` (linear RGB, of the canonical view ``canon``) under the print
     balance ``gain (3,)``. Returns ``(local, loo, cell_score, thr, pale, is_tile, jokers,
-    not_joker, washed, solid)``."""
+    not_joker, washed, solid, joker_p)`` (``joker_p``: :func:`joker_probability`)."""
     # plain cells and tiles are told apart against the print beside them (local light)
     local, loo = print_field(tri, centre, gain)
     tri_n = tri / local[:, :, None, :]
@@ -2113,7 +2182,9 @@ def _cell_kinds(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray, canon: np
     # paled tiles just below the split, far above the plain cells (judged, not fitted)
     pale = pale_tiles(cell_score, is_tile)
     is_tile |= pale
-    jokers = find_jokers(tri_n, centre, loo, is_tile, tri=tri, shade=border_shade(canon, n))
+    shade = border_shade(canon, n)
+    jokers = find_jokers(tri_n, centre, loo, is_tile, tri=tri, shade=shade)
+    joker_p = joker_probability(tri_n, centre, loo, is_tile, tri, shade)
     not_joker = np.ones_like(is_tile)   # a joker found stays a joker
     for _, r, c in jokers:
         not_joker[r, c] = False
@@ -2126,7 +2197,7 @@ def _cell_kinds(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray, canon: np
     solid = washed_solid_tiles(tri_n, cell_score, thr, is_tile) & not_joker
     is_tile |= solid
     washed |= solid
-    return local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid
+    return local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid, joker_p
 
 
 def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
@@ -2157,7 +2228,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                     np.tile([dx, dy], (int(kinds[5].sum()), 1)))
             tri_t, clip_t = tile_means(canon, n, kinds[5], offs)
             tri = np.where(kinds[5][..., None, None], tri_t, tri)
-    local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid = kinds
+    local, loo, cell_score, thr, pale, is_tile, jokers, not_joker, washed, solid, joker_p = kinds
     tri_n = tri / local[:, :, None, :]
     sat = (tri_n.max(axis=-1) - tri_n.min(axis=-1)) / np.maximum(tri_n.max(axis=-1), 1e-4)
     # hues after the board's global print balance (a tinted print would bend the hues
@@ -2301,6 +2372,10 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                                 is_joker, uncovered, mism)
         warnings.append(f"{int(reset.sum())} cells redecoded: a pattern read more often "
                         "than the set holds it")
+    # an empty cell where a joker may lie is only as sure as the joker is unlikely
+    empty = ~is_tile & not_joker
+    conf = np.where(empty, np.minimum(conf, 1.0 - joker_p), conf)
+    maybe_joker = empty & (joker_p >= JOKER_WARN)
     if _TRACE is not None:   # the evidence behind the confidences, for the calibration
         jk = np.zeros((n, n))
         for q, r, c in jokers:
@@ -2317,6 +2392,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         for _ in range(turns):
             rows_o = rotate_cw(rows_o, rim_read)[0]
             conf_o = np.rot90(conf_o, -1)
+            maybe_joker = np.rot90(maybe_joker, -1)
         if _TRACE is not None:
             _TRACE["turns"] = turns
     else:
@@ -2343,6 +2419,11 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                 conf_o[r, c] = min(conf_o[r, c], CONF_UNLINKED)
             warnings.append(f"{int(unlinked.sum())} cells read as tiles not linked to the "
                             "base line: taken as empty")
+    doubt = [(int(r), int(c)) for r, c in zip(*np.nonzero(maybe_joker), strict=True)
+             if rows_o[r][c] == "."]
+    if doubt:
+        where = ", ".join(f"row {r} col {c}" for r, c in doubt)
+        warnings.append(f"{len(doubt)} cells read empty may hold a white joker: {where}")
     Hinv = np.linalg.inv(Hc)
     spec_cells = [(r, c) for r in range(n) for c in range(n)]
     canon_xy = []
