@@ -285,3 +285,97 @@ def test_an_empty_reading_where_a_joker_may_lie_is_doubted():
     assert any("may hold a white joker" in w and "row 5 col 8" in w for w in ans["warnings"])
     # and is the first cell to check: the least sure of the board
     assert min(v for (r, c), v in conf.items() if (r, c) != (5, 8)) > conf[(5, 8)]
+
+
+# ------------------------------------------------------- the previous position carried over
+def _answer_of(rows, conf=1.0):
+    """A recognition answer (SPEC rows, every cell at ``conf`` unless a dict says)."""
+    n = len(rows)
+    get = conf.get if isinstance(conf, dict) else (lambda rc, d=conf: d)
+    return {"game": "colomino", "size": n, "rows": [list(r) for r in rows], "confidence": 0.9,
+            "warnings": [], "cells": [{"row": r, "col": c, "confidence": get((r, c), 1.0)}
+                                      for r in range(n) for c in range(n)]}
+
+
+def test_placed_tiles_stay_and_jokers_are_only_replaced():
+    before, after = _turn_pair()
+    rows = [list(r) for r in state_to_json(after)["rows"]]
+    old = [(r, c) for r in range(9) for c in range(9) if len(before.cells[r][c]) == 4]
+    # glare: two of the previous tiles read in other colours, unsure
+    (r1, c1), (r2, c2) = old[:2]
+    rows[r1][c1] = "RRRR" if rows[r1][c1] != "RRRR" else "GGGG"
+    rows[r2][c2] = "."
+    conf = np.full((9, 9), 0.99)
+    conf[r1, c1], conf[r2, c2] = 0.3, 0.6
+    out, conf2, kept, refused = cr.follow_previous(rows, conf, before)
+    assert refused is None and sorted(kept) == sorted([(r1, c1), (r2, c2)])
+    assert out == [list(r) for r in state_to_json(after)["rows"]]
+    assert conf2[r1, c1] >= cr.CONF_KEPT and conf2[r2, c2] >= cr.CONF_KEPT
+    # a joker of the previous position read empty is still there; read as a tile, it was
+    # replaced (a legal move)
+    prev_rows = [list(r) for r in state_to_json(before)["rows"]]
+    empty = [(r, c) for r in range(9) for c in range(9) if before.cells[r][c] == "."]
+    (jr, jc) = empty[0]
+    prev_rows[jr][jc] = "*"
+    with_joker = cr.parse_state({"game": "colomino", "size": 9, "rows": prev_rows})
+    now = [list(r) for r in state_to_json(before)["rows"]]
+    out, _, kept, _ = cr.follow_previous(now, np.ones((9, 9)), with_joker)
+    assert out[jr][jc] == "*" and kept == [(jr, jc)]
+    now[jr][jc] = "RGBY"
+    out, _, kept, _ = cr.follow_previous(now, np.ones((9, 9)), with_joker)
+    assert out[jr][jc] == "RGBY" and kept == []
+    # many previous tiles surely read otherwise: another board, nothing carried over
+    other = [list(r) for r in state_to_json(after)["rows"]]
+    for r, c in old[:max(cr.KEPT_SLACK + 1, len(old) // 3)]:
+        other[r][c] = "."
+    out, _, kept, refused = cr.follow_previous(other, np.ones((9, 9)), before)
+    assert refused and kept == [] and out == other
+
+
+def test_a_legal_turn_read_unsure_is_not_claimed():
+    before, after = _turn_pair()
+    rows = state_to_json(after)["rows"]
+    new = [(r, c) for r in range(9) for c in range(9) if rows[r][c] != before.cells[r][c]]
+    sure = _answer_of(rows)
+    cr._track(sure, before, sure["warnings"])
+    assert sure["explained"] is True and len(sure["placed"]) == len(new)
+    unsure = _answer_of(rows, {new[0]: 0.3})
+    cr._track(unsure, before, unsure["warnings"])
+    assert unsure["explained"] is False
+    assert unsure["placed"] == sure["placed"]
+    assert any(f"row {new[0][0]} col {new[0][1]} (0.30)" in w for w in unsure["warnings"])
+
+
+#: benchmarks/colomino_tracking.py seed 181818, game 8, turn 0 (session 18): a joker at
+#: SPEC (8, 8) that the photo alone reads empty, three tiles placed beside old ones.
+TRACK_BEFORE = [
+    [".", ".", ".", ".", ".", ".", ".", ".", "."], [".", ".", ".", ".", ".", ".", ".", ".", "."],
+    [".", ".", ".", ".", ".", ".", ".", ".", "."], [".", ".", ".", ".", ".", ".", ".", ".", "."],
+    [".", "YRRY", ".", ".", ".", ".", ".", ".", "."],
+    [".", "RYGR", ".", ".", ".", ".", ".", "RBYY", "."],
+    [".", "GGGG", ".", "BYBY", "YGRY", ".", ".", "YRYR", "GBYR"],
+    [".", "GGYG", "RBBG", ".", "RYBR", ".", ".", "YRRG", "YYBR"],
+    [".", "YYRB", ".", ".", "BGYY", "BBBG", "BRRB", ".", "*"]]
+TRACK_PLACED = {(5, 6): "RYRR", (6, 6): "RRRY", (7, 5): "GGBY"}
+
+
+def test_the_previous_position_is_read_into_the_next_photo(cli, tmp_path):
+    after = [list(r) for r in TRACK_BEFORE]
+    for (r, c), tile in TRACK_PLACED.items():
+        after[r][c] = tile
+    state = {"game": "colomino", "size": 9, "rows": after}
+    photo = tmp_path / "turn.jpg"
+    assert cli("render", "--game", "colomino", json.dumps(state), str(photo), "--seed",
+               "181818080", "--width", "1920", "--height", "1080").code == 0
+    before = json.dumps({"game": "colomino", "size": 9, "rows": TRACK_BEFORE})
+    res = cli("recognize", "--game", "colomino", str(photo), "--previous", before)
+    assert res.code == 0, res.err
+    out = res.json()
+    assert out["rows"] == after and out["explained"] is True
+    assert {(p["row"], p["col"]): p["tile"] for p in out["placed"]} == TRACK_PLACED
+    conf = {(c["row"], c["col"]): c["confidence"] for c in out["cells"]}
+    assert conf[(8, 8)] >= cr.CONF_KEPT          # the joker: known from before
+    # scoring from the photo against the state before reads the photo the same way
+    score = cli("colomino", "score", before, str(photo))
+    assert score.code == 0, score.err
+    assert {(p["row"], p["col"]) for p in score.json()["placements"]} == set(TRACK_PLACED)

@@ -2338,6 +2338,36 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     clipped = clip_frac >= 0.5
     weight = np.where(clipped, CLIPPED_WEIGHT, 1.0)
     read_labels = labels
+    # the photo's own spread of plain cells' scores: how sure a cell's presence is
+    low = cell_score[cell_score <= thr]
+    med = float(np.median(low)) if low.size else 0.0
+    sd = max(1.4826 * float(np.median(np.abs(low - med))) if low.size else 0.05, 0.005)
+    carry = False
+    if prev_state is not None and base_known and prev_state.size == n:
+        # the previous position's tiles lie where they lay: known evidence, which the
+        # edges carry into the new tiles beside them (they must match) ...
+        known = previous_labels(prev_state, turns)
+        old = known[..., 0] >= 0
+        # ... unless the photo surely shows one of them gone: another board, or the
+        # photos taken in the other order
+        presence = 1.0 - 0.5 * np.exp(-np.abs((cell_score - thr) / sd) / CONF_PRESENCE_SD)
+        gone = (old & ~is_tile & not_joker & (presence >= KEPT_SURE)
+                & (1.0 - joker_p >= KEPT_SURE))
+        if printed is not None:
+            gone &= printed < 0
+        if gone.any():
+            warnings.append(f"previous: the photo surely shows {int(gone.sum())} of the "
+                            "previous position's tiles missing: nothing carried over")
+        else:
+            carry = True
+        if carry and old.any():
+            labels = np.where(old[..., None], known, labels)
+            sure = np.where(np.arange(len(COLOURS)) == known[..., None], 0.0, KNOWN_DIST)
+            dist = np.where(old[..., None, None], sure, dist)
+            weight = np.where(old[..., None], 1.0, weight)
+            is_tile = is_tile | old
+            if printed is not None:
+                printed = np.where(old, -1, printed)
     labels = decode_edges(labels, dist, is_tile, rim_dist, rim_known, printed, weight=weight)
     rows = [["." for _ in range(n)] for _ in range(n)]
     for r in range(n):
@@ -2350,9 +2380,6 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         rows[r][c] = "*"
     # how sure: the decoded colours' posteriors, the margin from the tile split in the
     # photo's own spread of plain cells, the kind of reading, the rim's fit
-    low = cell_score[cell_score <= thr]
-    med = float(np.median(low)) if low.size else 0.0
-    sd = max(1.4826 * float(np.median(np.abs(low - med))) if low.size else 0.05, 0.005)
     colour_p = label_posteriors(labels, dist, is_tile, rim_known, weight)
     uncovered = printed >= 0 if printed is not None else np.zeros((n, n), bool)
     conf = cell_confidences(colour_p, (cell_score - thr) / sd, is_tile, washed, solid,
@@ -2443,7 +2470,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     answer["confidence"] = round(float(min(grid_score, rim_conf, np.min(conf_o))), 3)
     answer["warnings"] = warnings
     if prev_state is not None:
-        _track(answer, prev_state, warnings)
+        _track(answer, prev_state, warnings, carry)
     answer["field_corners_px"] = cv2.perspectiveTransform(
         np.array([[[M, M], [M + n * CELL, M], [M + n * CELL, M + n * CELL],
                    [M, M + n * CELL]]], np.float64), Hinv)[0].round(1).tolist()
@@ -2473,8 +2500,107 @@ def answer_state(answer: dict):
     return parse_state(obj)
 
 
-def _track(answer: dict, prev, warnings: list[str]) -> None:
-    """Add ``placed`` and ``explained`` by comparing with the previous state."""
+#: With the previous position: a tile placed before stays where it is (placed tiles are
+#: never moved or taken away; a joker is only replaced by a tile), so a cell the previous
+#: position holds a tile in is answered with that tile, stated at least this sure.
+CONF_KEPT = 0.99
+#: ... unless the photo reads more of the previous position's tiles otherwise, and
+#: surely (at :data:`KEPT_SURE` or above), than this share of them (and than
+#: :data:`KEPT_SLACK` tiles): then it is not that game's board (or the field is misfitted)
+#: and nothing is carried over. Tiles read otherwise but unsure are the misreads the
+#: carrying over is for (a lamp's glare over a corner of the board washes a dozen).
+KEPT_MAX_SHARE = 0.25
+KEPT_SLACK = 3
+KEPT_SURE = 0.9
+
+
+#: A legal turn is claimed explained only when each of its placed tiles is read this
+#: surely: a misread new tile that still matches its neighbours is legal too. Session 18,
+#: ``benchmarks/colomino_tracking.py --games 10 --turns 4`` (seed 181818, normal): of 39
+#: legal readings 33 right; every placed tile at 0.5 or above: 33 claimed, 32 right (0.3:
+#: 36, 33; 0.7: 27, 26); the product of their confidences at 0.5 or above: 27, 26 (the
+#: confidences of 0.5-0.9 are cautious: 93-98 % of such cells were right).
+CONF_TURN = 0.5
+#: Evidence distance of a colour other than the one a previous position's tile shows
+#: there (:func:`previous_labels`; 3.0 is :data:`SURE_MISMATCH`): as sure as a reading
+#: gets.
+KNOWN_DIST = 10.0
+
+
+def previous_labels(prev, turns: int) -> np.ndarray:
+    """The previous position's tiles in the canonical frame: ``(n, n, 4)`` colour indices
+    (NESW), -1 where it holds no tile (empty, joker). ``prev``:
+    :class:`engines.colomino.BoardState` in SPEC orientation; ``turns``: the quarter turns
+    clockwise from the canonical frame to SPEC (as :func:`recognize` found them)."""
+    rows = [list(r) for r in prev.cells]
+    rim = dict(prev.layout.rim)
+    for _ in range((4 - turns) % 4):
+        rows, rim = rotate_cw(rows, rim)
+    n = len(rows)
+    out = np.full((n, n, 4), -1, dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            if len(rows[r][c]) == 4:
+                out[r, c] = [COLOURS.index(x) for x in rows[r][c]]
+    return out
+
+
+def follow_previous(rows: list[list[str]], conf: np.ndarray, prev
+                    ) -> tuple[list[list[str]], np.ndarray, list[tuple[int, int]], str | None]:
+    """The reading ``rows`` (SPEC orientation, ``conf (n, n)``) as the next position of
+    ``prev`` (:class:`engines.colomino.BoardState`, same size): every tile of ``prev``
+    kept (a photo reading it otherwise misread it: glare, shade, a finger), every joker of
+    ``prev`` kept unless a tile now lies there (a joker is only ever replaced), the other
+    cells as read. Returns ``(rows, conf, kept, refused)``: ``kept`` the cells whose
+    reading was overruled, ``refused`` a one-line reason when nothing was carried over
+    (the photo surely differs at too many of the previous tiles: :data:`KEPT_MAX_SHARE`),
+    else None."""
+    n = len(rows)
+    old = [(r, c) for r in range(n) for c in range(n) if len(prev.cells[r][c]) == 4]
+    differ = [(r, c) for r, c in old
+              if rows[r][c] != prev.cells[r][c] and conf[r][c] >= KEPT_SURE]
+    if len(differ) > max(KEPT_SLACK, KEPT_MAX_SHARE * len(old)):
+        return rows, conf, [], (f"the photo reads {len(differ)} of the previous position's "
+                                f"{len(old)} tiles otherwise, surely: not carried over")
+    out = [list(row) for row in rows]
+    conf = np.array(conf, dtype=np.float64)
+    kept = []
+    for r in range(n):
+        for c in range(n):
+            was = prev.cells[r][c]
+            keep = (len(was) == 4 and out[r][c] != was) or (was == "*" and out[r][c] == ".")
+            if keep:
+                out[r][c] = was
+                kept.append((r, c))
+            if keep or (len(was) == 4) or (was == "*" and out[r][c] == "*"):
+                conf[r, c] = max(conf[r, c], CONF_KEPT)
+    return out, conf, kept, None
+
+
+def _track(answer: dict, prev, warnings: list[str], carry: bool = True) -> None:
+    """Add ``placed`` and ``explained`` by comparing with the previous state, after
+    carrying the previous position's tiles and jokers over (:func:`follow_previous`; not
+    when ``carry`` is False: the photo surely shows one of them gone): explained when the
+    change is a legal turn whose placed tiles are read surely (:data:`CONF_TURN`)."""
+    if carry and answer["size"] == prev.size and "layout" not in answer:
+        n = answer["size"]
+        conf = np.array([[cell["confidence"] for cell in answer["cells"][r * n:(r + 1) * n]]
+                         for r in range(n)])
+        rows, conf, kept, refused = follow_previous(answer["rows"], conf, prev)
+        if refused:
+            warnings.append(f"previous: {refused}")
+        elif kept:
+            answer["observed"] = answer["rows"]
+            answer["rows"] = rows
+            for cell in answer["cells"]:
+                cell["confidence"] = round(float(conf[cell["row"], cell["col"]]), 3)
+            where = ", ".join(f"row {r} col {c}" for r, c in kept)
+            warnings.append(f"previous: {len(kept)} cells read otherwise than the previous "
+                            f"position's tiles or jokers (placed tiles stay): kept as they "
+                            f"were at {where}")
+        else:
+            for cell in answer["cells"]:
+                cell["confidence"] = round(float(conf[cell["row"], cell["col"]]), 3)
     try:
         now = answer_state(answer)
     except FormatError as exc:
@@ -2494,6 +2620,14 @@ def _track(answer: dict, prev, warnings: list[str]) -> None:
     answer["explained"] = bool(result.legal and not problems)
     if not answer["explained"]:
         warnings.extend(f"previous: {p}" for p in (problems or list(result.problems)))
+        return
+    conf = {(cell["row"], cell["col"]): cell["confidence"] for cell in answer["cells"]}
+    placed = [(p.row, p.col, conf[(p.row, p.col)]) for p in placements]
+    if min((q for _r, _c, q in placed), default=1.0) < CONF_TURN:
+        answer["explained"] = False
+        unsure = ", ".join(f"row {r} col {c} ({q:.2f})" for r, c, q in placed if q < 0.99)
+        warnings.append(f"previous: a legal turn, but its tiles are read unsure: {unsure}; "
+                        "confirm them before going on")
 
 
 def write_overlay(image: np.ndarray, answer: dict, path) -> None:

@@ -76,8 +76,11 @@ def _is_photo(value: str) -> bool:
         PHOTO_SUFFIXES)
 
 
-def _photo_board(path: str, what: str):
-    """Recognise a photo argument: ``(BoardState, answer)``; raises :class:`_NoBoard`."""
+def _photo_board(path: str, what: str, previous: BoardState | None = None):
+    """Recognise a photo argument: ``(BoardState, answer)``; raises :class:`_NoBoard`.
+    ``previous``: the board before (the AFTER photo is read as its next position: the
+    tiles placed before stay, and their colours are carried into the new tiles' edges)."""
+    from engines.colomino import state_to_json
     from vision.colomino_recognition import answer_state, recognize
     from vision.image_io import read_photo
     from vision.recognize import NothingFound
@@ -87,7 +90,8 @@ def _photo_board(path: str, what: str):
     except FormatError as exc:
         raise UsageError(f"{what}: {exc}") from None
     try:
-        answer = recognize(image)
+        answer = recognize(image, previous=None if previous is None
+                           else state_to_json(previous))
     except NothingFound as exc:
         raise _NoBoard(f"{what}: {exc} in {path}") from None
     return answer_state(answer), answer
@@ -117,7 +121,7 @@ def run_score(args) -> int:
         for key, value, what in (("before", args.before, "BEFORE"),
                                  ("after", args.after, "AFTER")):
             if _is_photo(value):
-                boards[key], answer = _photo_board(value, what)
+                boards[key], answer = _photo_board(value, what, boards.get("before"))
                 photos[key] = answer
             else:
                 boards[key] = _board(value, what)
