@@ -224,20 +224,29 @@ def test_track_fits_the_photos_detection_rate(rate):
     assert cost > wr.MAX_FIT_COST or rate > 1
 
 
-def test_unexplained_turn_names_the_close_alternative(monkeypatch):
-    """A runner-up within MIN_MARGIN but more than 2 log-odds behind is still named."""
-    prev = Position.from_json({"game": "wauri", "south": [8, 1, 2, 2, 2, 1],
-                               "north": [8, 1, 7, 7, 0, 0],
-                               "stores": {"south": 5, "north": 4}, "to_move": "south"})
-    # pit 4 played; a seed of pit 5 missed: pit 6 first (an extra move), then 5, then 4
-    # would leave the same pits but one seed
-    seen = (6, 1, 2, 0, 2, 2, 6, 1, 5, 5, 0, 0, 5, 4)
+#: south to move, pit 6 holding one seed: pit 6 first (into the store, an extra move) and
+#: then another pit leaves nearly the position that other pit alone leaves
+PIT_SIX_POSITION = {"game": "wauri", "south": [8, 1, 2, 2, 2, 1], "north": [8, 1, 7, 7, 0, 0],
+                    "stores": {"south": 5, "north": 4}, "to_move": "south"}
+
+
+def _read_as(monkeypatch, seen):
+    """A reading showing the peaks ``seen``, which recognize() is made to use; returns
+    ``(best, ranked, answer)`` of tracking it from :data:`PIT_SIX_POSITION`."""
+    prev = Position.from_json(PIT_SIX_POSITION)
     reading = dataclasses.replace(fake_reading([0] * 14), visible=seen)
     best, ranked = wr.track(prev, reading)
+    monkeypatch.setattr(wr, "_tracked_reading", lambda image, previous: reading)
+    return best, ranked, wr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
+
+
+def test_unexplained_turn_names_the_close_alternative(monkeypatch):
+    """A runner-up within MIN_MARGIN but more than 2 log-odds behind is still named."""
+    # pit 4 played; a seed of pit 5 missed: pit 6 first (an extra move), then 5, then 4
+    # would leave the same pits but one seed
+    best, ranked, answer = _read_as(monkeypatch, (6, 1, 2, 0, 2, 2, 6, 1, 5, 5, 0, 0, 5, 4))
     assert best is not None and best.moves == [4]
     assert 2.0 < wr.margin(ranked) < wr.MIN_MARGIN
-    monkeypatch.setattr(wr, "_tracked_reading", lambda image, previous: reading)
-    answer = wr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
     assert answer["explained"] is False and answer["moves"] == [4]
     assert any("cannot tell" in w and "[6, 5, 4]" in w for w in answer["warnings"])
 
@@ -248,16 +257,9 @@ def test_one_seed_in_pit_six_tells_the_extra_move(monkeypatch):
     A pit of one or two seeds is read within one peak nearly always (session 18: 96.6 %
     and 92.1 % exact on 120 simulator photos), so this is explained (it was not, at the
     linear spread: 16 of 108 simulated turns were such pairs)."""
-    prev = Position.from_json({"game": "wauri", "south": [8, 1, 2, 2, 2, 1],
-                               "north": [8, 1, 7, 7, 0, 0],
-                               "stores": {"south": 5, "north": 4}, "to_move": "south"})
-    seen = (6, 1, 2, 0, 3, 2, 6, 1, 5, 5, 0, 0, 5, 4)
-    reading = dataclasses.replace(fake_reading([0] * 14), visible=seen)
-    best, ranked = wr.track(prev, reading)
+    best, ranked, answer = _read_as(monkeypatch, (6, 1, 2, 0, 3, 2, 6, 1, 5, 5, 0, 0, 5, 4))
     assert best is not None and best.moves == [4]
     assert wr.margin(ranked) >= wr.MIN_MARGIN
-    monkeypatch.setattr(wr, "_tracked_reading", lambda image, previous: reading)
-    answer = wr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
     assert answer["explained"] is True and answer["moves"] == [4]
     # the pits' spread: sharper while the seeds lie apart, the linear model's for piles
     mean, sigma = sc.visible_mean_sigma(np.arange(8), False)
