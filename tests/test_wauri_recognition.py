@@ -718,3 +718,28 @@ def test_pit_parallax_is_the_cameras_shift_of_a_raised_point(tilt):
     mean = float(np.nanmean(par))
     assert (mean < 0.4) if tilt < 10 else (mean > 0.5)
     assert wr.pit_parallax(to_mm, hom @ to_mm, None) is None
+
+
+#: benchmarks/wauri_tracking.py seed 828284, game 8, turn 7 (session 18): a board seen
+#: from straight above on a wooden floor, its pits full of seeds, that the screened search
+#: did not find ("no board found"); polishing every candidate in full finds it exactly.
+FULL_PITS_BEFORE = {"game": "wauri", "south": [7, 0, 6, 0, 3, 8], "north": [0, 6, 5, 5, 1, 1],
+                    "stores": {"south": 3, "north": 3}, "to_move": "north"}
+FULL_PITS_AFTER = {"game": "wauri", "south": [8, 1, 6, 0, 3, 8], "north": [0, 6, 5, 0, 2, 2],
+                   "stores": {"south": 3, "north": 4}, "to_move": "south"}
+
+
+def test_tracking_looks_again_for_a_board_full_of_seeds(cli, tmp_path):
+    photo = tmp_path / "full.jpg"
+    assert cli("render", "--game", "wauri", json.dumps(FULL_PITS_AFTER), str(photo),
+               "--seed", "828284807").code == 0
+    res = cli("recognize", "--game", "wauri", str(photo), "--previous",
+              json.dumps(FULL_PITS_BEFORE))
+    assert res.code == 0, res.err
+    out = res.json()
+    assert out["explained"] is True and out["moves"] == [4]
+    assert {k: out[k] for k in ("south", "north", "stores")} == {
+        k: FULL_PITS_AFTER[k] for k in ("south", "north", "stores")}
+    # the first, screened search alone finds no board in it
+    with pytest.raises(NothingFound):
+        wr.read_boards(cv2.imread(str(photo)), wr.MIN_CONTRAST_TRACKING, wr.ALTERNATIVE_FITS)

@@ -1550,7 +1550,7 @@ def _in_photo(pyr: Pyramid, hom: np.ndarray) -> bool:
     return bool(np.all((q >= 0) & (q <= (w - 1, h - 1))))
 
 
-def find_boards(image, keep: int = 1) -> list[BoardFit]:
+def find_boards(image, keep: int = 1, screen: bool = True) -> list[BoardFit]:
     """Up to ``keep`` distinct board fits, most likely first (see :func:`find_board`).
 
     Candidates come from the pit lattice (:func:`lattice_homographies`), then from
@@ -1568,7 +1568,10 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
     (:data:`GHOST_TABLE`: a table pattern repeating in one or two directions looks like a
     board there too, a board does not). More
     than one fit is returned only when the best is not clear, so a caller with more
-    knowledge (a previous position) can choose.
+    knowledge (a previous position) can choose. ``screen=False`` polishes every
+    candidate in full (no :data:`PRE_SCREEN`, :data:`POLISH_SCREEN`): slower, for a
+    second look when the screened search found no board (a board whose pits are full of
+    seeds can show its fit's contrast only after the full polish).
     """
     pyr = image if isinstance(image, Pyramid) else Pyramid(image)
     ranked = []  # (contrast, homography, pits located, shape score)
@@ -1578,7 +1581,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         whose unpolished contrast is given (:func:`add_best_first`) is dropped after the
         polish's first, coarse round when that round's fit stays below
         :data:`POLISH_SCREEN`."""
-        if contrast0 is not None and POLISH_SCREEN > 0:
+        if contrast0 is not None and POLISH_SCREEN > 0 and screen:
             mid, n_mid = _polish_rounds(pyr, hom0, 2, False, 1)
             c_mid = cavity_contrast(pyr, mid) if n_mid else contrast0
             if n_mid == 0:  # the polish gives up in its first round: as polish_fit does
@@ -1612,7 +1615,7 @@ def find_boards(image, keep: int = 1) -> list[BoardFit]:
         costs ~6 contrasts) until one is clear; True then."""
         pre = [cavity_contrast(pyr, c[0]) for c in cands]
         for i in sorted(range(len(cands)), key=lambda i: -pre[i]):
-            if pre[i] < PRE_SCREEN:  # this one and the rest: ranked unpolished
+            if pre[i] < PRE_SCREEN and screen:  # this one and the rest: ranked unpolished
                 hom0, n, score = cands[i]
                 ranked.append((pre[i], hom0, n, score))
                 continue

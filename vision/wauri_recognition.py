@@ -182,15 +182,25 @@ def read_board(image: np.ndarray, min_contrast: float = MIN_CONTRAST) -> BoardRe
 
 
 def read_boards(image: np.ndarray, min_contrast: float = MIN_CONTRAST,
-                keep: int = 1) -> list[BoardReading]:
+                keep: int = 1, second_look: bool = False) -> list[BoardReading]:
     """Like :func:`read_board`, but up to ``keep`` readings of distinct board fits when
-    the best fit is not clear (:func:`vision.pit_layout.find_boards`), best first."""
+    the best fit is not clear (:func:`vision.pit_layout.find_boards`), best first.
+    ``second_look``: when no fit passes, search again polishing every candidate in full
+    (``screen=False``; about twice the time of a photo without a board). Tracking asks
+    for it: a legal turn must then also explain the fit's counts, and the game is on."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise NothingFound("no board found (not a colour photo)")
     pyr = pl.Pyramid(image)
-    fits = [f for f in pl.find_boards(pyr, keep)
-            if f.template_score >= MIN_TEMPLATE_SCORE and f.pits_found >= MIN_PITS_FOUND
-            and f.contrast >= min_contrast]
+
+    def plausible(found):
+        return [f for f in found if f.template_score >= MIN_TEMPLATE_SCORE
+                and f.pits_found >= MIN_PITS_FOUND and f.contrast >= min_contrast]
+
+    fits = plausible(pl.find_boards(pyr, keep))
+    if not fits and second_look:
+        # nothing passed: every candidate polished in full (a board whose pits are full
+        # of seeds shows its contrast only then); costs time only where no board was found
+        fits = plausible(pl.find_boards(pyr, keep, screen=False))
     if not fits:
         raise NothingFound("no board found")
     return [_read_fit(pyr, f) for f in fits]
@@ -773,7 +783,7 @@ def _tracked_reading(image: np.ndarray, prev: Position) -> BoardReading:
     pattern); when several fits are plausible the one whose best turn loses least to its
     own free reading (:func:`fit_cost`) wins, the best fit when none is explained.
     """
-    readings = read_boards(image, MIN_CONTRAST_TRACKING, ALTERNATIVE_FITS)
+    readings = read_boards(image, MIN_CONTRAST_TRACKING, ALTERNATIVE_FITS, second_look=True)
     if len(readings) == 1:
         return readings[0]
     scored = []
