@@ -86,6 +86,16 @@ Pipeline (image ``(H, W, 3)`` uint8 BGR, full resolution):
    99.78 % (normal / hard; 98.88 % / 96.44 % when every tile's confidence was its
    colour margin and every empty cell's 1.0), held-out 8702/8703 99.92 % / 99.63 %
    (before 99.52 % / 98.96 %); about three quarters of the cells are stated >= 0.99.
+   An empty cell where a joker may lie is only as sure as the joker is unlikely
+   (:func:`joker_probability`, session 18) and is named in a warning.
+8. *With the previous position* (``previous``, session 18): its tiles lie where they
+   lay and its jokers are only ever replaced. Its tiles enter the edge decoding as known
+   evidence (:func:`previous_labels`), so a new tile's edges beside them take the
+   colours they must match, and its tiles and jokers are kept over cells read otherwise
+   (:func:`follow_previous`; the raw rows stay under ``"observed"``) — unless the photo
+   surely shows one of its tiles gone (photos in the other order, another board). The
+   change is ``"explained"`` when it is a legal turn whose placed tiles are each read at
+   :data:`CONF_TURN` or more (``benchmarks/colomino_tracking.py``).
 
 Known limits (measured on simulator photos, dev seeds 4200-4203 unless said): a lamp
 that clips the red channel (warm light, glare) turns yellow triangles green and red ones
@@ -2203,8 +2213,9 @@ def _cell_kinds(tri: np.ndarray, centre: np.ndarray, gain: np.ndarray, canon: np
 def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     """Read a Colomino photo (``(H, W, 3)`` uint8 BGR) into the SPEC answer.
 
-    ``previous``: the last confirmed state (JSON text or object) → adds ``"placed"`` and
-    ``"explained"``. ``calibration`` is accepted for interface compatibility (unused).
+    ``previous``: the last confirmed state (JSON text or object) → its tiles and jokers
+    carried into the reading (step 8), and ``"placed"`` and ``"explained"`` added.
+    ``calibration`` is accepted for interface compatibility (unused).
     """
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 64:
         raise NothingFound("no board found")
