@@ -81,7 +81,9 @@ leaving a different position by :data:`MIN_MARGIN`; otherwise the answer says th
 cannot tell the turns apart (``"explained": false``, the best guess shown). With a
 previous position a fainter board (contrast ≥ :data:`MIN_CONTRAST_TRACKING`) is accepted
 when a legal turn explains it, and when no board fit is clear up to
-:data:`ALTERNATIVE_FITS` fits are read and the one a legal turn explains best is used.
+:data:`ALTERNATIVE_FITS` fits are read and the one a legal turn explains best is used;
+when none passes, the board is searched again with every candidate polished in full
+(:func:`read_boards` ``second_look``: a board whose pits are full of seeds).
 """
 
 from __future__ import annotations
