@@ -379,3 +379,20 @@ def test_the_previous_position_is_read_into_the_next_photo(cli, tmp_path):
     score = cli("colomino", "score", before, str(photo))
     assert score.code == 0, score.err
     assert {(p["row"], p["col"]) for p in score.json()["placements"]} == set(TRACK_PLACED)
+
+
+def test_another_boards_tiles_are_not_carried_over(photos):
+    """A previous position whose tiles lie where the photo's do but in other colours (a
+    mix-up of boards) is not forced onto the photo: it reads its own tiles."""
+    path, state = photos["after"]
+    before = photos["before"][1]
+    cycle = str.maketrans("RYGB", "YGBR")
+    rows = [[c.translate(cycle) if len(c) == 4 else c for c in r]
+            for r in state_to_json(before)["rows"]]
+    image = decode_photo(path.read_bytes())
+    ans = cr.recognize(image, previous={"game": "colomino", "size": 9, "rows": rows})
+    assert ans["rows"] == state_to_json(state)["rows"] and ans["explained"] is False
+    assert any("surely shows other tiles" in w for w in ans["warnings"])
+    # the true previous position is carried over and explains the turn
+    ans = cr.recognize(image, previous=state_to_json(before))
+    assert ans["rows"] == state_to_json(state)["rows"] and ans["explained"] is True

@@ -2366,9 +2366,16 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
                 & (1.0 - joker_p >= KEPT_SURE))
         if printed is not None:
             gone &= printed < 0
+        # ... or surely other tiles where many of them lay (another game's board)
+        srt = np.sort(dist, axis=-1)
+        other = ((labels != known) & (srt[..., 1] - srt[..., 0] > SURE_MISMATCH)).sum(-1)
+        differ = int((old & is_tile & (other >= 2)).sum())
         if gone.any():
             warnings.append(f"previous: the photo surely shows {int(gone.sum())} of the "
                             "previous position's tiles missing: nothing carried over")
+        elif differ > max(KEPT_SLACK, KEPT_MAX_SHARE * int(old.sum())):
+            warnings.append(f"previous: the photo surely shows other tiles at {differ} of "
+                            f"the previous position's {int(old.sum())}: nothing carried over")
         else:
             carry = True
         if carry and old.any():
