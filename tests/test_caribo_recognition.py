@@ -557,3 +557,62 @@ def test_a_paper_at_the_border_is_not_the_figures_white():
     new = cr._table_distance(lab, props=True)
     assert (new == cr._table_distance(lab, props=False)).all()
     assert new[115, 115] < cr.PAINT_DISTANCE
+
+
+# ------------------------------------------------- tracking: laid tiles stay as they lay
+TRACK_NOW = ("34BS,S,61RS,0,0 - e12SB,34YS,56SR,61WR,0 - 12BY,12YB,56YR,23GR,0 - "
+             "e0,0,61RG,12YG,0 - 0,0,0,61GW,45WG")
+
+
+def _fake_answer(notation: str) -> dict:
+    board = parse_board(notation)
+    return {"game": "caribo", "notation": notation, "confidence": 0.9, "warnings": [],
+            "tiles": [{"row": r, "col": c, "tile": t.code, "center_px": [10.0 * c, 10.0 * r],
+                       "confidence": 0.97} for (r, c), t in sorted(board.tiles.items())]}
+
+
+def test_previous_tiles_read_otherwise_are_kept(monkeypatch):
+    """A tile laid before and misread now (another colour) is taken as laid: the photo
+    is then one legal tile more than the previous board, and says so."""
+    now = parse_board(TRACK_NOW)
+    # the previous board: the same figure without its last tile (4, 4), legal to add
+    prev = TRACK_NOW.replace("61GW,45WG", "61GW,0")
+    # the photo misreads an old tile: 12YB at (2, 1) read 12YR
+    misread = TRACK_NOW.replace("12BY,12YB,", "12BY,12YR,")
+    assert parse_board(misread).tiles[(2, 1)].code == "12YR"
+    monkeypatch.setattr(cr, "recognize_with_colours",
+                        lambda image, calibration=None: (_fake_answer(misread), None))
+    ans = cr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
+    assert ans["notation"] == TRACK_NOW and ans["observed"] == misread
+    assert ans["explained"] is True
+    assert ans["added"] == [{"row": 4, "col": 4, "tile": now.tiles[(4, 4)].code}]
+    kept = [t for t in ans["tiles"] if (t["row"], t["col"]) == (2, 1)]
+    assert kept[0]["tile"] == "12YB" and kept[0]["confidence"] >= cr.CONF_KEPT
+    assert any("kept as they were at row 2 col 1" in w for w in ans["warnings"])
+    # without the previous board the misread stands
+    plain = cr.recognize(np.zeros((8, 8, 3), np.uint8))
+    assert plain["notation"] == misread and "observed" not in plain
+
+
+def test_a_previous_board_that_does_not_reappear_is_not_forced(monkeypatch):
+    """Half the previous tiles read otherwise: not the same figure (or a misread photo);
+    nothing is carried over and the turn is not explained."""
+    other = TRACK_NOW.replace("12BY,12YB,56YR", "12BR,12YG,56YB").replace("61RS", "61RG")
+    monkeypatch.setattr(cr, "recognize_with_colours",
+                        lambda image, calibration=None: (_fake_answer(other), None))
+    prev = "34BS,S,61RS,0,0 - e12SB,34YS,56SR,61WR,0 - 12BY,12YB,56YR,23GR,0"
+    ans = cr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
+    assert ans["notation"] == other and "observed" not in ans and ans["explained"] is False
+
+
+def test_an_added_tile_read_unsure_is_not_claimed(monkeypatch):
+    prev = TRACK_NOW.replace("61GW,45WG", "61GW,0")
+    answer = _fake_answer(TRACK_NOW)
+    for t in answer["tiles"]:
+        if (t["row"], t["col"]) == (4, 4):
+            t["confidence"] = 0.6
+    monkeypatch.setattr(cr, "recognize_with_colours",
+                        lambda image, calibration=None: (answer, None))
+    ans = cr.recognize(np.zeros((8, 8, 3), np.uint8), previous=prev)
+    assert ans["explained"] is False and len(ans["added"]) == 1
+    assert any("read unsure" in w and "row 4 col 4" in w for w in ans["warnings"])

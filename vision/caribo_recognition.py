@@ -363,7 +363,15 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engines.caribo import Tile, board_from_axial, format_board, from_axial, parse_board, to_axial
+from engines.caribo import (
+    Board,
+    Tile,
+    board_from_axial,
+    format_board,
+    from_axial,
+    parse_board,
+    to_axial,
+)
 from engines.caribo.geometry import AXIAL_DIRECTIONS
 from engines.caribo.tiles import ALL_ROTATIONS, ALL_TILES, COLOURS
 from vision import caribo_lattice, colour, hexlattice
@@ -973,15 +981,33 @@ def _parse_previous(previous):
 def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
     """Read a CARIBO photo (``(H, W, 3)`` uint8 BGR) into the SPEC answer dict.
 
-    ``previous``: the last confirmed state (notation text, JSON text or dict) — the
-    answer then also carries ``added`` and ``explained``. ``calibration``: a
+    ``previous``: the last confirmed state (notation text, JSON text or dict) — its
+    tiles are kept over cells the photo reads otherwise (:func:`carry_previous`: laid
+    tiles stay as they lay; warned, the raw notation under ``observed``) and the answer
+    also carries ``added`` and ``explained`` (one legal tile added, and not a tile the
+    answer warns about: confidence below :data:`UNSURE`). ``calibration``: a
     :class:`calibration.PaintCalibration` (measured paints) or None for nominal paints.
     Raises :class:`vision.recognize.NothingFound` when no tiles are visible.
     """
     prev_board = _parse_previous(previous)
     answer, _ = recognize_with_colours(image, calibration=calibration)
     if prev_board is not None:
+        kept = carry_previous(answer, prev_board)
+        if kept:
+            where = ", ".join(f"row {r} col {c}" for r, c in kept)
+            answer["warnings"].append(
+                f"previous: {len(kept)} tiles read otherwise than the previous board "
+                f"(laid tiles stay): kept as they were at {where}")
         answer.update(_explain(prev_board, parse_board(answer["notation"])))
+        conf = {(t["row"], t["col"]): t["confidence"] for t in answer["tiles"]}
+        unsure = [a for a in answer["added"] if conf.get((a["row"], a["col"]), 0.0) < UNSURE]
+        if answer["explained"] and unsure:
+            # a legal tile more, but the new tile is one the answer warns about
+            answer["explained"] = False
+            answer["warnings"].append(
+                "previous: one legal tile was added, but it is read unsure ("
+                + ", ".join(f"{a['tile']} at row {a['row']} col {a['col']}"
+                            for a in unsure) + "); confirm it before going on")
     return answer
 
 
@@ -1679,14 +1705,11 @@ def _axial_to_grid(cells, fs: bool) -> dict[tuple[int, int], tuple[int, int]]:
     return {cell: (rc[0], rc[1] - min_c) for cell, rc in conv.items()}
 
 
-def _explain(prev, board) -> dict:
-    """Compare with the previous board: which tiles were added.
-
-    The previous figure is matched to the new one in the 60° turn and shift where most
-    of its tiles reappear unchanged. ``explained`` is true when every previous tile is
-    still there and exactly one tile was added by a legal placement (the seed's rule).
-    ``added`` lists the new tiles in the returned notation's grid.
-    """
+def _aligned_previous(prev, board):
+    """The previous board laid on the new one: ``(same, moved)`` for the 60° turn and
+    shift where most of its tiles reappear unchanged (``moved``: its tiles, axial, turned
+    and shifted so; ``same``: how many of them the new board holds unchanged), or None
+    when none of its tiles reappears. Also returns ``now``, the new board's axial tiles."""
     from engines.caribo import rotate_axial
 
     now = {to_axial(r, c, board.first_row_shifted): t for (r, c), t in board.tiles.items()}
@@ -1703,6 +1726,61 @@ def _explain(prev, board) -> dict:
                 same = sum(1 for c, t in moved.items() if now.get(c) == t)
                 if best is None or same > best[0]:
                     best = (same, moved)
+    return best, now, before
+
+
+#: With the previous board: a tile laid before stays as it lay, so a cell where the new
+#: photo reads another tile (a misread colour or turn) is answered with the previous
+#: tile, stated at least this sure, when at least :data:`CARRY_SHARE` of the previous
+#: tiles (and two) reappear unchanged at one turn and shift and every previous tile's
+#: cell holds a tile in the reading.
+CONF_KEPT = 0.99
+CARRY_SHARE = 0.75
+
+
+def carry_previous(answer: dict, prev) -> list[tuple[int, int]]:
+    """Put the previous board's tiles over cells the photo reads otherwise (in place):
+    ``answer`` (SPEC answer: ``notation``, ``tiles``), ``prev`` the previous
+    :class:`engines.caribo.Board`. Returns the cells changed (rows and columns of the
+    answer's notation); the raw notation stays under ``"observed"``; every tile laid
+    before is stated at least :data:`CONF_KEPT` sure. Nothing is changed
+    when the previous figure does not clearly reappear (:data:`CARRY_SHARE`) or one of
+    its cells holds no tile in the reading (a missing tile is not invented)."""
+    board = parse_board(answer["notation"])
+    best, now, _before = _aligned_previous(prev, board)
+    if best is None:
+        return []
+    same, moved = best
+    if same < 2 or same < CARRY_SHARE * len(moved) or any(c not in now for c in moved):
+        return []
+    fs = board.first_row_shifted
+    grid = {to_axial(r, c, fs): (r, c) for (r, c) in board.tiles}
+    changed = {grid[c]: t for c, t in moved.items() if now[c] != t}
+    laid = {grid[c] for c in moved}
+    for t in answer["tiles"]:   # every tile laid before is known, read right or not
+        cell = (t["row"], t["col"])
+        if cell in laid:
+            t["confidence"] = max(t["confidence"], CONF_KEPT)
+        if cell in changed:
+            t["tile"] = changed[cell].code
+    if changed:
+        tiles = {**board.tiles, **changed}
+        answer["observed"] = answer["notation"]
+        answer["notation"] = format_board(Board(tiles, first_row_shifted=fs,
+                                                height=board.height, width=board.width,
+                                                allow_duplicates=True))
+    return sorted(changed)
+
+
+def _explain(prev, board) -> dict:
+    """Compare with the previous board: which tiles were added.
+
+    The previous figure is matched to the new one in the 60° turn and shift where most
+    of its tiles reappear unchanged. ``explained`` is true when every previous tile is
+    still there and exactly one tile was added by a legal placement (the seed's rule).
+    ``added`` lists the new tiles in the returned notation's grid.
+    """
+    best, now, before = _aligned_previous(prev, board)
     if best is None:
         grid = _axial_to_grid(list(now), board.first_row_shifted) if now else {}
         added = [{"row": grid[c][0], "col": grid[c][1], "tile": t.code}
