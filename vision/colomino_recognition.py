@@ -1812,6 +1812,13 @@ def decode_edges(labels: np.ndarray, dist: np.ndarray, is_tile: np.ndarray,
     return out
 
 
+def presence_confidence(tile_z: np.ndarray) -> np.ndarray:
+    """How sure a cell's tile-or-not reading is from its tile score's distance to the
+    photo's split, ``tile_z (n, n)`` in robust standard deviations of the plain cells'
+    scores: 0.5 at the split, towards 1 far from it (:data:`CONF_PRESENCE_SD`)."""
+    return 1.0 - 0.5 * np.exp(-np.abs(tile_z) / CONF_PRESENCE_SD)
+
+
 def cell_confidences(colour_p: np.ndarray, tile_z: np.ndarray, is_tile: np.ndarray,
                      washed: np.ndarray, solid: np.ndarray, joker: np.ndarray,
                      printed: np.ndarray, rim_mismatch: int) -> np.ndarray:
@@ -1830,7 +1837,7 @@ def cell_confidences(colour_p: np.ndarray, tile_z: np.ndarray, is_tile: np.ndarr
     capped at :data:`CONF_JOKER`, :data:`CONF_WASHED`, :data:`CONF_SOLID`,
     :data:`CONF_PRINT`.
     """
-    presence = 1.0 - 0.5 * np.exp(-np.abs(tile_z) / CONF_PRESENCE_SD)
+    presence = presence_confidence(tile_z)
     conf = np.where(is_tile, colour_p.prod(axis=-1) * presence, presence)
     conf = np.where(is_tile & washed, conf * CONF_WASHED, conf)
     conf = np.where(is_tile & solid, conf * CONF_SOLID / CONF_WASHED, conf)
@@ -2361,7 +2368,7 @@ def recognize(image: np.ndarray, *, previous=None, calibration=None) -> dict:
         old = known[..., 0] >= 0
         # ... unless the photo surely shows one of them gone: another board, or the
         # photos taken in the other order
-        presence = 1.0 - 0.5 * np.exp(-np.abs((cell_score - thr) / sd) / CONF_PRESENCE_SD)
+        presence = presence_confidence((cell_score - thr) / sd)
         gone = (old & ~is_tile & not_joker & (presence >= KEPT_SURE)
                 & (1.0 - joker_p >= KEPT_SURE))
         if printed is not None:
@@ -2607,18 +2614,16 @@ def _track(answer: dict, prev, warnings: list[str], carry: bool = True) -> None:
         rows, conf, kept, refused = follow_previous(answer["rows"], conf, prev)
         if refused:
             warnings.append(f"previous: {refused}")
-        elif kept:
-            answer["observed"] = answer["rows"]
-            answer["rows"] = rows
+        else:
             for cell in answer["cells"]:
                 cell["confidence"] = round(float(conf[cell["row"], cell["col"]]), 3)
+        if kept:
+            answer["observed"] = answer["rows"]
+            answer["rows"] = rows
             where = ", ".join(f"row {r} col {c}" for r, c in kept)
             warnings.append(f"previous: {len(kept)} cells read otherwise than the previous "
                             f"position's tiles or jokers (placed tiles stay): kept as they "
                             f"were at {where}")
-        else:
-            for cell in answer["cells"]:
-                cell["confidence"] = round(float(conf[cell["row"], cell["col"]]), 3)
     try:
         now = answer_state(answer)
     except FormatError as exc:
